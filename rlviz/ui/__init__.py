@@ -1,0 +1,37 @@
+"""The only library code that imports streamlit: page chrome, URL-bound controls, panels."""
+
+from rlviz.ui.chrome import Check, Page, cached, chart, page
+from rlviz.ui.controls import (
+    Choice,
+    Control,
+    FloatSlider,
+    IntSlider,
+    MultiChoice,
+    Number,
+    Params,
+    Section,
+    Seed,
+    SelectSlider,
+    Text,
+    Toggle,
+)
+
+__all__ = [
+    "Check",
+    "Choice",
+    "Control",
+    "FloatSlider",
+    "IntSlider",
+    "MultiChoice",
+    "Number",
+    "Page",
+    "Params",
+    "Section",
+    "Seed",
+    "SelectSlider",
+    "Text",
+    "Toggle",
+    "cached",
+    "chart",
+    "page",
+]

@@ -1,0 +1,455 @@
+r"""Page chrome shared by every page: header, URL-bound controls, error boundary, panels.
+
+A page reads like a description of its UI::
+
+    with ui.page("gae", intro="...") as page:
+        p = page.controls([ui.FloatSlider(name="lam", label="λ", min=0, max=1, value=0.9)])
+        result = compute(p.lam)
+        ui.chart(figures.weights(result))
+        page.known_answer([ui.Check("λ = 0 equals δ", value=..., reference=..., tol=1e-12)])
+        page.equations([("GAE", r"A_t = \sum_l (\gamma \lambda)^l \delta_{t+l}")])
+        page.source(returns.gae)
+        page.export(figures={"weights": fig}, data={"advantages": df}, settings=p)
+
+Inside the ``with`` block a ``ValueError`` (the library's way of saying "this input makes no
+sense") becomes a clear message at the top of the page; anything else becomes a friendly
+message without a traceback and is logged. Streamlit's own control flow (``st.stop``,
+``st.rerun``) passes through untouched.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import io
+import json
+import logging
+import math
+import shutil
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+import numpy as np
+import streamlit as st
+
+from rlviz import __version__
+from rlviz.ui.catalog import PageInfo, page_info
+from rlviz.ui.controls import Control, Params, Section
+
+__all__ = ["Check", "Page", "cached", "chart", "page"]
+
+log = logging.getLogger("rlviz.ui")
+
+PLOTLY_CONFIG = {
+    "displaylogo": False,
+    "toImageButtonOptions": {"format": "png", "scale": 2},
+    "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+}
+FRIENDLY_ERROR = (
+    "Something went wrong while drawing this view. The page still works: change a control or "
+    "press **Reset to defaults** in the sidebar. The problem has been logged."
+)
+
+
+def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
+    """``st.cache_data`` with the app's bounded policy: a page's compute is cached by its inputs.
+
+    Arguments must be hashable primitives; the result is returned as a copy, so callers cannot
+    mutate the cached value.
+    """
+    return st.cache_data(max_entries=max_entries, show_spinner=show_spinner, ttl=6 * 3600)
+
+
+def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> None:
+    """Show a plotly figure in the rlviz template (not Streamlit's theme)."""
+    if height is not None:
+        fig.update_layout(height=height)
+    st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, key=key)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One known-answer comparison: a live number against a textbook or paper value.
+
+    Numeric checks pass when ``|value - reference| <= tol``. For other comparisons (a move in a
+    set of optimal moves, one curve above another) give ``passed`` and text values.
+    """
+
+    label: str
+    value: float | str
+    reference: float | str
+    tol: float = 0.0
+    source: str = ""
+    passed: bool | None = None
+    fmt: str = ".4g"
+
+    @property
+    def ok(self) -> bool:
+        if self.passed is not None:
+            return bool(self.passed)
+        try:
+            value, ref = float(self.value), float(self.reference)
+        except (TypeError, ValueError):
+            return False
+        return math.isfinite(value) and abs(value - ref) <= self.tol
+
+    def _show(self, x: float | str) -> str:
+        if isinstance(x, int | float | np.floating | np.integer):
+            return format(float(x), self.fmt)
+        return str(x)
+
+    def row(self) -> str:
+        mark = "✅" if self.ok else "❌"
+        tol = f"±{format(self.tol, '.2g')}" if self.passed is None else ""
+        return (
+            f"| {mark} | {self.label} | {self._show(self.value)} | {self._show(self.reference)} "
+            f"| {tol} | {self.source} |"
+        )
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, Mapping):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _png_available() -> bool:
+    return shutil.which("chromium") is not None or shutil.which("google-chrome") is not None
+
+
+_PNG_LOCK = threading.Lock()
+
+
+def _figure_png(fig: Any) -> bytes:
+    # One static export at a time: each starts a headless browser.
+    with _PNG_LOCK:
+        return fig.to_image(format="png", scale=2)
+
+
+class Page:
+    """The chrome of one page. Use through ``ui.page(slug, intro=...)``."""
+
+    def __init__(
+        self,
+        slug: str,
+        intro: str = "",
+        heading: str | None = None,
+        info: PageInfo | None = None,
+    ):
+        self.info = info or page_info(slug)
+        self.slug = slug
+        self.intro = intro
+        self.heading = heading or self.info.title
+        self._controls: dict[str, Control] = {}
+        self._values: dict[str, Any] = {}
+        self._notices: list[str] = []
+        self._top: Any = None
+
+    # ----------------------------------------------------------------- lifecycle
+    def __enter__(self) -> Page:
+        st.set_page_config(
+            page_title=f"{self.info.title} · rlviz", page_icon=self.info.icon, layout="wide"
+        )
+        st.title(self.heading, anchor=False)
+        if self.intro:
+            st.markdown(self.intro)
+        self._top = st.container()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        handled = False
+        if exc is not None and isinstance(exc, Exception):
+            handled = True
+            if isinstance(exc, ValueError):
+                self._top.error(str(exc), icon=":material/error:")
+            else:
+                log.error("page %s failed", self.slug, exc_info=(exc_type, exc, tb))
+                self._top.error(FRIENDLY_ERROR, icon=":material/sentiment_dissatisfied:")
+        try:
+            self._finish_url()
+        except Exception:  # the URL is a convenience; never let it break the page
+            log.exception("could not update the URL of page %s", self.slug)
+        return handled
+
+    # ----------------------------------------------------------------- controls
+    def key(self, name: str) -> str:
+        """Session-state key of a control on this page."""
+        return f"{self.slug}.{name}"
+
+    def controls(
+        self, spec: Sequence[Control | Section], *, container: Any = None
+    ) -> Params:
+        """Draw controls (in the sidebar unless ``container`` is given), bound to the URL.
+
+        On the first run of a session a control takes its value from the query string when that
+        value is valid, and otherwise its default with a visible notice. Afterwards the widget
+        is the source of truth and the URL follows it, listing only values that differ from the
+        defaults, so a copied link restores the exact view.
+
+        Returns:
+            The values of these controls by name.
+        """
+        where = container if container is not None else st.sidebar
+        values: dict[str, Any] = {}
+        with where:
+            for item in spec:
+                if isinstance(item, Section):
+                    with st.expander(item.title, expanded=item.expanded):
+                        for control in item.controls:
+                            values[control.name] = self._bind(control)
+                else:
+                    values[item.name] = self._bind(item)
+        self._sync_url()
+        self._show_notices()
+        return Params(values)
+
+    def _bind(self, control: Control) -> Any:
+        if control.name in self._controls:
+            raise ValueError(f"control {control.name!r} is declared twice on this page")
+        key = self.key(control.name)
+        state = st.session_state
+        if key not in state:
+            state[key] = self._initial(control)
+        elif not self._valid(control, state[key]):
+            state[key] = control.default
+        value = control.render(key)
+        self._controls[control.name] = control
+        self._values[control.name] = value
+        return value
+
+    def _initial(self, control: Control) -> Any:
+        raw = st.query_params.get(control.name)
+        if raw is None:
+            return control.default
+        try:
+            return control.parse(raw)
+        except ValueError as err:
+            shown = raw if len(raw) <= 40 else raw[:37] + "…"
+            self._notices.append(
+                f"The link's value `{control.name}={shown}` was ignored ({err}; expected "
+                f"{control.describe()}), so **{control.label}** starts at its default."
+            )
+            return control.default
+
+    @staticmethod
+    def _valid(control: Control, value: Any) -> bool:
+        try:
+            control.parse(control.encode(value))
+        except (ValueError, TypeError):
+            return False
+        return True
+
+    def _url_values(self) -> dict[str, str]:
+        return {
+            name: c.encode(self._values[name])
+            for name, c in self._controls.items()
+            if self._values[name] != c.default
+        }
+
+    def _sync_url(self) -> None:
+        current = st.query_params.to_dict()
+        desired = {k: v for k, v in current.items() if k not in self._controls}
+        desired.update(self._url_values())
+        if desired != current:
+            st.query_params.from_dict(desired)
+
+    def _finish_url(self) -> None:
+        current = st.query_params.to_dict()
+        unknown = [k for k in current if k not in self._controls]
+        if unknown and self._controls:
+            names = ", ".join(f"`{k}`" for k in unknown[:5])
+            self._notices.append(f"The link had parameters this page does not use ({names}).")
+            st.query_params.from_dict(self._url_values())
+        self._show_notices()
+        if self._controls:
+            self._share_panel()
+
+    def _show_notices(self) -> None:
+        if self._notices and self._top is not None:
+            for note in self._notices:
+                self._top.warning(note, icon=":material/link_off:")
+            self._notices = []
+
+    def reset(self) -> None:
+        """Forget this page's control values and its URL parameters."""
+        for name in list(self._controls):
+            st.session_state.pop(self.key(name), None)
+        st.query_params.clear()
+
+    def share_link(self) -> str:
+        """The URL that restores this view."""
+        base = st.context.url or f"/{self.info.url_path}"
+        query = urlencode(self._url_values(), safe=",")
+        return f"{base}?{query}" if query else base
+
+    def _share_panel(self) -> None:
+        with st.sidebar:
+            st.divider()
+            st.markdown("**Share this view**")
+            st.code(self.share_link(), language=None, wrap_lines=True)
+            st.button(
+                "Reset to defaults", icon=":material/restart_alt:", key=self.key("_reset"),
+                on_click=self.reset, width="stretch",
+            )
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """All control values so far."""
+        return dict(self._values)
+
+    # ----------------------------------------------------------------- panels
+    def section(self, title: str) -> None:
+        """A sub-heading inside the page body."""
+        st.subheader(title, anchor=False)
+
+    def read_it(self, markdown: str) -> None:
+        """The "read it like this" explanation under the figures."""
+        with st.container(border=True):
+            st.markdown("**Read it like this**")
+            st.markdown(markdown)
+
+    def try_this(self, prompts: Iterable[str]) -> None:
+        """Experiments for a class: predict first, then move the slider."""
+        with st.container(border=True):
+            st.markdown("**Try this** — predict first, then move the slider")
+            st.markdown("\n".join(f"{i}. {p}" for i, p in enumerate(prompts, start=1)))
+
+    def known_answer(self, checks: Sequence[Check], *, title: str = "Known answer") -> bool:
+        """A badge comparing live numbers with their textbook or paper values.
+
+        Returns:
+            Whether every check passed.
+        """
+        ok = all(c.ok for c in checks)
+        with st.container(border=True):
+            head, badge = st.columns([5, 1], vertical_alignment="center")
+            head.markdown(f"**{title}**")
+            if ok:
+                badge.badge("matches", icon=":material/check:", color="green")
+            else:
+                badge.badge("differs", icon=":material/close:", color="red")
+            table = ["| | check | this run | reference | tolerance | source |",
+                     "|---|---|---|---|---|---|"]
+            table += [c.row() for c in checks]
+            st.markdown("\n".join(table))
+        return ok
+
+    def equations(self, items: Sequence[tuple[str, str]], *, expanded: bool = False) -> None:
+        """The equations behind the page, each with a one-line caption."""
+        with st.expander("The equations", icon=":material/function:", expanded=expanded):
+            for caption, latex in items:
+                if caption:
+                    st.markdown(caption)
+                st.latex(latex)
+
+    def source(self, *objects: Callable | type) -> None:
+        """The exact rlviz source that produced this view (``inspect.getsource``)."""
+        with st.expander("The code that ran", icon=":material/code:"):
+            st.caption(
+                "These are the rlviz functions this page called, read from the running code."
+            )
+            for obj in objects:
+                fn = inspect.unwrap(obj)
+                name = f"{fn.__module__}.{fn.__qualname__}"
+                st.markdown(f"`{name}`")
+                st.code(inspect.getsource(fn), language="python", line_numbers=True)
+
+    def export(
+        self,
+        *,
+        figures: Mapping[str, Any] | None = None,
+        data: Mapping[str, Any] | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Download buttons: figures (HTML, PNG), data (CSV for tables, JSON otherwise), settings.
+
+        Files are built only when their button is pressed.
+        """
+        figures = dict(figures or {})
+        data = dict(data or {})
+        settings = dict(settings if settings is not None else self._values)
+        with st.expander("Export", icon=":material/download:"):
+            cols = st.columns(3)
+            with cols[0]:
+                st.markdown("**Figures**")
+                for name, fig in figures.items():
+                    st.download_button(
+                        f"{name}.html", data=functools.partial(_figure_html, fig),
+                        file_name=f"{self.slug}-{name}.html", mime="text/html",
+                        on_click="ignore", key=self.key(f"_export.html.{name}"),
+                        icon=":material/code:",
+                    )
+                    if _png_available():
+                        st.download_button(
+                            f"{name}.png", data=functools.partial(_figure_png, fig),
+                            file_name=f"{self.slug}-{name}.png", mime="image/png",
+                            on_click="ignore", key=self.key(f"_export.png.{name}"),
+                            icon=":material/image:",
+                        )
+                if figures and not _png_available():
+                    st.caption("PNG: use the camera button on a chart's toolbar.")
+            with cols[1]:
+                st.markdown("**Data**")
+                for name, table in data.items():
+                    is_table = hasattr(table, "to_csv")
+                    st.download_button(
+                        f"{name}.{'csv' if is_table else 'json'}",
+                        data=functools.partial(_data_bytes, table),
+                        file_name=f"{self.slug}-{name}.{'csv' if is_table else 'json'}",
+                        mime="text/csv" if is_table else "application/json",
+                        on_click="ignore", key=self.key(f"_export.data.{name}"),
+                        icon=":material/table:",
+                    )
+            with cols[2]:
+                st.markdown("**Settings**")
+                payload = {
+                    "page": self.slug,
+                    "rlviz": __version__,
+                    "settings": settings,
+                    "link": self.share_link() if self._controls else None,
+                }
+                st.download_button(
+                    "settings.json",
+                    data=functools.partial(_json_bytes, payload),
+                    file_name=f"{self.slug}-settings.json", mime="application/json",
+                    on_click="ignore", key=self.key("_export.settings"),
+                    icon=":material/settings:",
+                )
+
+
+def _figure_html(fig: Any) -> str:
+    return fig.to_html(include_plotlyjs=True, full_html=True)
+
+
+def _json_bytes(payload: Any) -> bytes:
+    return json.dumps(_jsonable(payload), indent=2, allow_nan=False).encode()
+
+
+def _data_bytes(table: Any) -> bytes:
+    if hasattr(table, "to_csv"):
+        buf = io.StringIO()
+        table.to_csv(buf, index=False)
+        return buf.getvalue().encode()
+    return _json_bytes(table)
+
+
+def page(slug: str, *, intro: str = "", heading: str | None = None) -> Page:
+    """The chrome of the page ``slug`` (see ``rlviz.ui.catalog``), used as a context manager.
+
+    Args:
+        slug: The page's catalog entry.
+        intro: Two sentences under the title: what this page shows.
+        heading: Title to show instead of the catalog's.
+    """
+    return Page(slug, intro=intro, heading=heading)

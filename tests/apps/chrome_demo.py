@@ -1,0 +1,50 @@
+"""A page that exercises every piece of the chrome; the fixture of the chrome's tests."""
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from rlviz import ui
+from rlviz.envs import gridworld
+from rlviz.ui.catalog import PageInfo
+
+INFO = PageInfo(slug="demo", title="Chrome demo", section="", icon=":material/science:",
+                teaches="")
+
+with ui.Page("demo", intro="Every control type.", info=INFO) as page:
+    p = page.controls([
+        ui.FloatSlider(name="gamma", label="γ", min=0.0, max=1.0, value=0.9, step=0.01),
+        ui.IntSlider(name="episodes", label="Episodes", min=1, max=500, value=100),
+        ui.Choice(name="algo", label="Algorithm", options=["vi", "pi"], value="vi",
+                  labels={"vi": "Value iteration", "pi": "Policy iteration"}),
+        ui.SelectSlider(name="theta", label="θ", options=[1e-8, 1e-6, 1e-4, 1e-2], value=1e-4),
+        ui.MultiChoice(name="racers", label="Racers", options=["ucb", "ts", "eps"],
+                       value=["ucb", "ts"]),
+        ui.Toggle(name="in_place", label="In place", value=False),
+        ui.Seed(),
+        ui.Section("Advanced", [
+            ui.Number(name="alpha", label="α", min=0.0, max=10.0, value=0.5, step=0.1),
+            ui.Text(name="layout", label="Layout", value="S..G", max_chars=200),
+            ui.Choice(name="fail", label="Make it fail", options=["no", "value", "bug"],
+                      value="no"),
+        ]),
+    ])
+    if p.fail == "value":
+        raise ValueError("gamma must be below 1 for this demo")
+    if p.fail == "bug":
+        raise RuntimeError("an unexpected bug")
+    mdp = gridworld(p.layout)
+    st.metric("states", mdp.n_states)
+    fig = go.Figure(go.Scatter(x=np.arange(5), y=np.arange(5) * p.gamma))
+    ui.chart(fig, key="demo.chart")
+    page.known_answer([
+        ui.Check("γ echoes", value=p.gamma, reference=0.9, tol=1e-12, source="the default"),
+        ui.Check("algorithm", value=p.algo, reference="vi", passed=p.algo == "vi"),
+    ])
+    page.equations([("Bellman", r"v(s) = \max_a \sum_{s'} P(s'|s,a)[r + \gamma v(s')]")])
+    page.source(gridworld)
+    page.export(
+        figures={"line": fig},
+        data={"table": pd.DataFrame({"x": [1, 2]}), "raw": {"a": np.arange(3)}},
+    )
