@@ -243,7 +243,10 @@ class Seed(Number):
 
     def render(self, key: str) -> int:
         def reroll() -> None:
-            st.session_state[key] = secrets.randbelow(10_000)
+            # A fresh seed in [0, 10000), never the current one.
+            current = st.session_state.get(key)
+            new = secrets.randbelow(9_999)
+            st.session_state[key] = new + 1 if current is not None and new >= current else new
 
         left, right = st.columns([3, 1], vertical_alignment="bottom")
         with left:

@@ -1,0 +1,130 @@
+"""Speed figures for rlviz: ``python -m benchmarks`` runs every case and prints one table.
+
+Each ``benchmarks/bench_*.py`` module registers its cases with ``@case`` (or ``page_rerun``).
+A case may name a plain-loop reference; the table then shows both medians and their ratio, so a
+speed-up is measured in the same run as the figure it improves.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["REGISTRY", "Case", "Row", "case", "measure", "page_rerun", "run_case"]
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One timed workload, with an optional budget and plain-loop reference."""
+
+    name: str
+    group: str
+    fn: Callable[[], Any]
+    budget: float | None = None
+    """Seconds the median must stay within (from the issue), or None."""
+    reference: Callable[[], Any] | None = None
+    """The plain-loop version of the same work, timed for the ratio."""
+    min_ratio: float | None = None
+    """How many times faster than the reference the case must be, or None."""
+    repeat: int = 5
+    reference_repeat: int = 1
+    note: str = ""
+
+
+REGISTRY: list[Case] = []
+
+
+def case(
+    name: str,
+    *,
+    group: str,
+    budget: float | None = None,
+    reference: Callable[[], Any] | None = None,
+    min_ratio: float | None = None,
+    repeat: int = 5,
+    reference_repeat: int = 1,
+    note: str = "",
+) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
+    """Register a zero-argument function as a benchmark case."""
+
+    def register(fn: Callable[[], Any]) -> Callable[[], Any]:
+        REGISTRY.append(
+            Case(name, group, fn, budget, reference, min_ratio, repeat, reference_repeat, note)
+        )
+        return fn
+
+    return register
+
+
+def measure(fn: Callable[[], Any], repeat: int) -> float:
+    """Median wall time of ``repeat`` calls, after one untimed warm-up call."""
+    fn()
+    times = []
+    for _ in range(max(repeat, 1)):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def page_rerun(slug: str, *, budget: float = 0.150, repeat: int = 5) -> None:
+    """Register the warm rerun of a page at its defaults (cache hit), timed through AppTest."""
+    from streamlit.testing.v1 import AppTest
+
+    state: dict[str, Any] = {}
+
+    def rerun() -> None:
+        if "at" not in state:
+            at = AppTest.from_file(str(ROOT / "pages" / f"{slug}.py"), default_timeout=120)
+            at.run()
+            if at.exception:
+                raise RuntimeError(f"page {slug} raised: {at.exception[0].message}")
+            state["at"] = at
+        state["at"].run()
+
+    REGISTRY.append(
+        Case(f"warm rerun at defaults: {slug}", "pages", rerun, budget=budget, repeat=repeat)
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the results table."""
+
+    case: Case
+    median: float
+    reference_median: float | None
+
+    @property
+    def ratio(self) -> float | None:
+        if self.reference_median is None or self.median <= 0:
+            return None
+        return self.reference_median / self.median
+
+    @property
+    def within_budget(self) -> bool | None:
+        return None if self.case.budget is None else self.median <= self.case.budget
+
+    @property
+    def ratio_ok(self) -> bool | None:
+        if self.case.min_ratio is None or self.ratio is None:
+            return None
+        return self.ratio >= self.case.min_ratio
+
+
+def run_case(c: Case, *, quick: bool = False) -> Row:
+    """Time a case (and its reference)."""
+    repeat = 1 if quick else c.repeat
+    median = measure(c.fn, repeat)
+    ref = None
+    if c.reference is not None:
+        ref = measure(c.reference, 1 if quick else c.reference_repeat)
+    return Row(c, median, ref)

@@ -1,0 +1,184 @@
+"""Shared test helpers: run a page in AppTest and read what it shows."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ROOT / "pages"
+DEMO = ROOT / "tests" / "apps" / "chrome_demo.py"
+
+# Words that betray a number gone wrong in what a user reads.
+BAD_NUMBER = re.compile(r"(?<![A-Za-z])(nan|NaN|-?inf|Infinity)(?![A-Za-z])")
+TEXT_KINDS = (
+    "title", "header", "subheader", "markdown", "caption", "text", "latex",
+    "error", "warning", "info", "success", "exception",
+)
+
+
+def run_page(path: Path | str, *, query: dict[str, str] | None = None,
+             timeout: float = 120) -> AppTest:
+    """Run a page script once, optionally with URL query parameters."""
+    at = AppTest.from_file(str(path), default_timeout=timeout)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def shown_text(at: AppTest) -> list[str]:
+    """Everything a user reads on the page: text elements, metrics, tables and chart labels."""
+    out: list[str] = []
+    for kind in TEXT_KINDS:
+        for el in at.get(kind):
+            value = getattr(el, "value", None)
+            if value is None and hasattr(el, "proto"):
+                value = getattr(el.proto, "body", None) or getattr(el.proto, "message", None)
+            if value is not None:
+                out.append(str(value))
+    for metric in at.metric:
+        out.append(f"{metric.label}: {metric.value} {metric.proto.delta}")
+    for table in [*at.get("table"), *at.get("dataframe")]:
+        try:
+            out.append(table.value.to_string())
+        except Exception:  # noqa: BLE001 - a table we cannot read is not a test failure
+            pass
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        out.extend(_figure_strings(spec))
+    return out
+
+
+def _figure_strings(spec: dict) -> list[str]:
+    """Titles, axis titles, annotation and trace texts of a plotly figure spec."""
+    found: list[str] = []
+
+    def walk(node, key=""):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "template":
+                    continue
+                walk(v, k)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key)
+        elif isinstance(node, str) and key in {"text", "title", "name", "hovertext"}:
+            found.append(node)
+
+    walk(spec)
+    return found
+
+
+def assert_healthy(at: AppTest) -> None:
+    """No exception, no error box, and no NaN or infinity in anything shown."""
+    assert not at.exception, [e.message for e in at.exception]
+    errors = [e.value for e in at.error]
+    assert not errors, errors
+    bad = [t for t in shown_text(at) if BAD_NUMBER.search(t)]
+    assert not bad, bad[:5]
+
+
+@pytest.fixture
+def demo() -> Path:
+    return DEMO
+
+
+# ---------------------------------------------------------------- real server and browser
+import os  # noqa: E402
+import shutil  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import urllib.request  # noqa: E402
+
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+# Settled: no run in progress, no skeletons, every plotly chart has drawn.
+SETTLED = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+  && !document.querySelector('[data-testid="stSkeleton"]')
+  && Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+       .every(c => c.querySelector('.main-svg'))"""
+ARTIFACTS = ROOT / "artifacts"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, *extra: str) -> subprocess.Popen:
+    """Start ``streamlit run app.py`` on loopback and wait until it answers its health check."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+         "--server.port", str(port), "--server.address", "127.0.0.1", *extra],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited: {proc.stdout.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("streamlit did not become healthy within 90 s")
+
+
+@pytest.fixture(scope="session")
+def server():
+    port = free_port()
+    proc = start_server(port)
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or (
+        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+    )
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("RLVIZ_REQUIRE_BROWSER"):
+            pytest.fail("chromium is required (RLVIZ_REQUIRE_BROWSER is set) but not installed")
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def browser_page(browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    yield page
+    page.close()
+
+
+def settle(page, timeout_ms: int = 60_000) -> None:
+    """Wait until the app has finished running and every chart has drawn."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    page.wait_for_function(SETTLED, timeout=timeout_ms)
+    page.wait_for_timeout(500)  # a rerun may start right after the first settle
+    page.wait_for_function(SETTLED, timeout=timeout_ms)
