@@ -5,6 +5,10 @@ import pytest
 from tests.conftest import assert_healthy, run_page
 
 
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
 def test_defaults_render_every_panel(demo):
     at = run_page(demo)
     assert_healthy(at)
@@ -32,7 +36,7 @@ def test_link_values_set_the_widgets(demo):
     assert at.number_input(key="demo.seed").value == 42
     assert at.number_input(key="demo.alpha").value == 2.5
     assert at.text_area(key="demo.layout").value == "S.#\n..G"
-    assert at.metric[0].value == "5"
+    assert metric(at, "states") == "5"
     assert not at.warning
 
 
@@ -107,10 +111,11 @@ def test_reset_returns_to_defaults_and_clears_the_link(demo):
 
 def test_known_answer_badge_passes_and_fails(demo):
     ok = run_page(demo)
-    assert "✅" in ok.markdown[-1].value or any("✅" in m.value for m in ok.markdown)
+    table = next(m.value for m in ok.markdown if "| check |" in m.value)
+    assert table.count("check_circle") == 2 and "cancel" not in table
     bad = run_page(demo, query={"gamma": "0.5"})
     table = next(m.value for m in bad.markdown if "| check |" in m.value)
-    assert "❌ | γ echoes | 0.5 | 0.9 | ±1e-12" in table
+    assert ":red[:material/cancel:] | γ echoes | 0.5 | 0.9 | ±1e-12" in table
 
 
 def test_seed_button_draws_a_new_seed(demo):
@@ -135,3 +140,36 @@ def test_export_payloads():
     import pandas as pd
 
     assert _data_bytes(pd.DataFrame({"x": [1]})).decode().splitlines() == ["x", "1"]
+
+
+def test_table_control_round_trips_through_the_link(demo):
+    at = run_page(demo, query={"traj": "r=1,2,3,4;done=0,0,0,1"})
+    assert_healthy(at)
+    assert metric(at, "reward sum") == "10.0"
+    edited = at.get("arrow_data_frame") or at.get("data_editor")
+    assert edited
+    # A bad table in the link falls back to the default with a notice.
+    bad = run_page(demo, query={"traj": "r=1,x;done=0,1"})
+    assert "`traj=r=1,x;done=0,1` was ignored" in " ".join(w.value for w in bad.warning)
+    assert metric(bad, "reward sum") == "3.0"
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ("r=1,2", "missing column"),
+        ("r=1,2;done=1", "different lengths"),
+        ("r=1;done=maybe", "takes 1 or 0"),
+        ("q=1;r=1;done=1", "unknown column 'q'"),
+        ("r=" + ",".join(["1"] * 11) + ";done=" + ",".join(["0"] * 11), "more than 10 rows"),
+    ],
+)
+def test_table_parse_errors(raw, reason):
+    from rlviz import ui
+
+    control = ui.Table(name="traj", label="", columns=[
+        ui.TableColumn("r", "reward"), ui.TableColumn("done", "done", kind="bool")],
+        value={"r": [1.0], "done": [False]}, max_rows=10)
+    with pytest.raises(ValueError, match=reason):
+        control.parse(raw)
+    assert control.parse(control.encode(control.default)) == control.default

@@ -12,6 +12,8 @@ from rlviz.ui.controls import (
     Section,
     Seed,
     SelectSlider,
+    Table,
+    TableColumn,
     Text,
     Toggle,
 )
@@ -29,6 +31,8 @@ __all__ = [
     "Section",
     "Seed",
     "SelectSlider",
+    "Table",
+    "TableColumn",
     "Text",
     "Toggle",
     "cached",

@@ -102,7 +102,7 @@ class Check:
         return str(x)
 
     def row(self) -> str:
-        mark = "✅" if self.ok else "❌"
+        mark = ":green[:material/check_circle:]" if self.ok else ":red[:material/cancel:]"
         tol = f"±{format(self.tol, '.2g')}" if self.passed is None else ""
         return (
             f"| {mark} | {self.label} | {self._show(self.value)} | {self._show(self.reference)} "

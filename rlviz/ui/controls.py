@@ -27,6 +27,8 @@ __all__ = [
     "Section",
     "Seed",
     "SelectSlider",
+    "Table",
+    "TableColumn",
     "Text",
     "Toggle",
 ]
@@ -451,6 +453,127 @@ class Text(Control):
             self.label, key=key, help=self.help, max_chars=self.max_chars,
             placeholder=self.placeholder, disabled=self.disabled,
         )
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    """One column of a ``Table``: numbers (``"float"``) or flags (``"bool"``)."""
+
+    name: str
+    label: str
+    kind: str = "float"
+    help: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Table(Control):
+    """An editable table (``st.data_editor``) whose contents live in the URL.
+
+    The value is a dict of column name -> list, all the same length. Float cells may be NaN
+    (an emptied cell); the library that receives them says what is wrong, so a user sees a
+    clear message rather than a silently repaired table. URL form: ``r=1,0,2;done=0,0,1``.
+    Another widget can replace the table (a preset button): write the new dict to
+    ``st.session_state[page.key(name)]`` in its callback.
+    """
+
+    columns: Sequence[TableColumn]
+    value: Mapping[str, Sequence[Any]]
+    max_rows: int = 64
+    height: int | None = None
+
+    @property
+    def default(self) -> dict[str, list]:
+        return {c.name: list(self.value[c.name]) for c in self.columns}
+
+    def _coerce(self, column: TableColumn, items: Sequence[Any]) -> list:
+        if column.kind == "bool":
+            return [bool(x) if x is not None and x == x else False for x in items]
+        out = []
+        for x in items:
+            try:
+                out.append(float(x) if x is not None else math.nan)
+            except (TypeError, ValueError):
+                out.append(math.nan)
+        return out
+
+    def parse(self, raw: str) -> dict[str, list]:
+        parts: dict[str, list] = {}
+        for chunk in str(raw).split(";"):
+            if not chunk.strip():
+                continue
+            name, sep, body = chunk.partition("=")
+            column = next((c for c in self.columns if c.name == name.strip()), None)
+            if column is None or not sep:
+                raise ValueError(f"unknown column {name.strip()!r}")
+            cells = [x.strip() for x in body.split(",")] if body.strip() else []
+            if column.kind == "bool":
+                if any(x not in _TRUE | _FALSE for x in (c.lower() for c in cells)):
+                    raise ValueError(f"column {column.name!r} takes 1 or 0")
+                parts[column.name] = [x.lower() in _TRUE for x in cells]
+            else:
+                try:
+                    parts[column.name] = [float(x) for x in cells]
+                except ValueError:
+                    raise ValueError(f"column {column.name!r} has a non-number") from None
+        missing = [c.name for c in self.columns if c.name not in parts]
+        if missing:
+            raise ValueError(f"missing column(s) {', '.join(missing)}")
+        lengths = {len(v) for v in parts.values()}
+        if len(lengths) != 1:
+            raise ValueError("columns have different lengths")
+        if lengths.pop() > self.max_rows:
+            raise ValueError(f"more than {self.max_rows} rows")
+        return parts
+
+    def encode(self, value: Any) -> str:
+        chunks = []
+        for c in self.columns:
+            items = value[c.name]
+            if c.kind == "bool":
+                body = ",".join("1" if x else "0" for x in items)
+            else:
+                body = ",".join(_fmt_float(x) for x in items)
+            chunks.append(f"{c.name}={body}")
+        return ";".join(chunks)
+
+    def describe(self) -> str:
+        names = ", ".join(c.name for c in self.columns)
+        return f"columns {names} as name=v1,v2,…; separated by ';' (at most {self.max_rows} rows)"
+
+    def render(self, key: str) -> dict[str, list]:
+        import pandas as pd
+
+        state = st.session_state
+        current = state[key]
+        # A new base (and a fresh editor) whenever the value was replaced from outside the
+        # editor: first run, a link, a preset button, reset.
+        if state.get(f"{key}.last") != current or f"{key}.base" not in state:
+            state[f"{key}.base"] = current
+            state[f"{key}.version"] = state.get(f"{key}.version", 0) + 1
+        base = pd.DataFrame(state[f"{key}.base"])
+        config = {
+            c.name: (
+                st.column_config.CheckboxColumn(c.label, help=c.help, default=False)
+                if c.kind == "bool"
+                else st.column_config.NumberColumn(c.label, help=c.help, format="%.4g")
+            )
+            for c in self.columns
+        }
+        edited = st.data_editor(
+            base, key=f"{key}.editor.{state[f'{key}.version']}", num_rows="dynamic",
+            column_config=config, hide_index=False, disabled=self.disabled,
+            height=self.height if self.height is not None else "auto",
+        )
+        if self.label:
+            st.caption(self.label)
+        value = {
+            c.name: self._coerce(c, list(edited[c.name]))[: self.max_rows] for c in self.columns
+        }
+        if len(edited) > self.max_rows:
+            st.caption(f"Only the first {self.max_rows} rows are used.")
+        state[key] = value
+        state[f"{key}.last"] = value
+        return value
 
 
 @dataclass(frozen=True)

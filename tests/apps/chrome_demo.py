@@ -30,6 +30,12 @@ with ui.Page("demo", intro="Every control type.", info=INFO) as page:
                       value="no"),
         ]),
     ])
+    table = page.controls([
+        ui.Table(name="traj", label="Trajectory", columns=[
+            ui.TableColumn("r", "reward"), ui.TableColumn("done", "done", kind="bool")],
+            value={"r": [1.0, 0.0, 2.0], "done": [False, False, True]}, max_rows=10),
+    ], container=st.container())
+    st.metric("reward sum", sum(table.traj["r"]))
     if p.fail == "value":
         raise ValueError("gamma must be below 1 for this demo")
     if p.fail == "bug":
