@@ -17,7 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
-__all__ = ["GridInfo", "TabularMDP", "outcomes_from_dense"]
+__all__ = ["GridInfo", "TabularMDP", "action_values", "outcomes_from_dense", "policy_value"]
 
 PROB_ATOL = 1e-9
 
@@ -233,3 +233,80 @@ def outcomes_from_dense(
     next_state = np.where(prob > 0, order, order[..., :1])
     reward = np.broadcast_to(R[..., None], prob.shape).copy()
     return next_state, prob, reward
+
+
+def action_values(mdp: TabularMDP, values: np.ndarray, gamma: float) -> np.ndarray:
+    """One-step lookahead ``Q(s, a) = R(s, a) + gamma * sum_s' P(s' | s, a) V(s')``.
+
+    Terminal states get ``Q = 0`` for every action, whatever ``values`` holds there.
+
+    Args:
+        mdp: The model.
+        values: ``[S]`` state values V.
+        gamma: Discount factor in [0, 1].
+
+    Returns:
+        ``[S, A]`` action values.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (mdp.n_states,):
+        raise ValueError(f"values must have shape [{mdp.n_states}]; got {values.shape}")
+    v = np.where(mdp.terminal, 0.0, values)
+    q = (mdp.prob * (mdp.reward + gamma * v[mdp.next_state])).sum(axis=2)
+    q[mdp.terminal] = 0.0
+    return q
+
+
+def policy_value(mdp: TabularMDP, policy: np.ndarray, gamma: float) -> np.ndarray:
+    """Exact state values of a stochastic policy by one linear solve.
+
+    Solves ``(I - gamma * P_pi) V = R_pi`` over the non-terminal states, where
+    ``P_pi[s, s'] = sum_a pi(a|s) P(s'|s, a)`` and ``R_pi[s] = sum_a pi(a|s) R(s, a)``;
+    terminal states have ``V = 0`` (Sutton & Barto, eq. 4.4 written as a linear system).
+
+    Args:
+        mdp: The model.
+        policy: ``[S, A]`` action probabilities (rows sum to 1).
+        gamma: Discount factor in [0, 1]. With ``gamma = 1`` the policy must reach a terminal
+            state with probability 1 from every state.
+
+    Returns:
+        ``[S]`` values V_pi.
+
+    Raises:
+        ValueError: if the policy is malformed, or with ``gamma = 1`` it can loop forever.
+    """
+    pi = np.asarray(policy, dtype=np.float64)
+    if pi.shape != (mdp.n_states, mdp.n_actions):
+        raise ValueError(
+            f"policy must have shape [{mdp.n_states}, {mdp.n_actions}]; got {pi.shape}"
+        )
+    if (pi < 0).any() or not np.allclose(pi.sum(axis=1), 1.0, atol=1e-8):
+        raise ValueError("each row of the policy must be a probability distribution")
+    if not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma must be in [0, 1]; got {gamma}")
+    live = np.flatnonzero(~mdp.terminal)
+    values = np.zeros(mdp.n_states)
+    if live.size == 0:
+        return values
+    # Transition matrix and reward of the policy, built from the sparse outcomes.
+    p_pi = np.zeros((mdp.n_states, mdp.n_states))
+    weights = pi[:, :, None] * mdp.prob  # [S, A, K]
+    rows = np.broadcast_to(np.arange(mdp.n_states)[:, None, None], weights.shape)
+    np.add.at(p_pi, (rows, mdp.next_state), weights)
+    r_pi = (pi * mdp.R).sum(axis=1)
+    system = np.eye(live.size) - gamma * p_pi[np.ix_(live, live)]
+    try:
+        solved = np.linalg.solve(system, r_pi[live])
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "this policy never reaches a terminal state from some states, so with gamma = 1 "
+            "its values are infinite; use gamma < 1"
+        ) from None
+    if not np.isfinite(solved).all() or np.linalg.cond(system) > 1e12:
+        raise ValueError(
+            "this policy never reaches a terminal state from some states, so with gamma = 1 "
+            "its values are infinite; use gamma < 1"
+        )
+    values[live] = solved
+    return values

@@ -98,3 +98,33 @@ def test_outcomes_from_dense_round_trips():
     np.testing.assert_allclose(mdp.R, R)
     with pytest.raises(ValueError, match="R must have shape"):
         outcomes_from_dense(P, R[:, :2])
+
+
+def test_policy_value_on_a_chain_by_hand():
+    # S . . G with -1 per step; always right: V = -3, -2, -1 from the three live cells.
+    from rlviz.envs import gridworld
+    from rlviz.mdp import action_values, policy_value
+
+    mdp = gridworld("S..G", goal_reward=-1.0)
+    right = np.zeros((4, 4))
+    right[:, 1] = 1.0
+    np.testing.assert_allclose(policy_value(mdp, right, 1.0), [-3, -2, -1, 0])
+    v = policy_value(mdp, right, 0.5)
+    np.testing.assert_allclose(v, [-1.75, -1.5, -1.0, 0.0])
+    q = action_values(mdp, v, 0.5)
+    np.testing.assert_allclose(q[0], [-1 + 0.5 * -1.75, -1.75, -1 + 0.5 * -1.75, -1.75])
+    np.testing.assert_array_equal(q[3], 0.0)
+
+
+def test_policy_value_refuses_improper_policies_without_discount():
+    from rlviz.envs import gridworld
+    from rlviz.mdp import policy_value
+
+    mdp = gridworld("S..G")
+    left = np.zeros((4, 4))
+    left[:, 3] = 1.0
+    with pytest.raises(ValueError, match="never reaches a terminal state"):
+        policy_value(mdp, left, 1.0)
+    np.testing.assert_allclose(policy_value(mdp, left, 0.9)[:3], -10.0)
+    with pytest.raises(ValueError, match="probability distribution"):
+        policy_value(mdp, left * 2, 0.9)
