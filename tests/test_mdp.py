@@ -112,7 +112,8 @@ def test_policy_value_on_a_chain_by_hand():
     v = policy_value(mdp, right, 0.5)
     np.testing.assert_allclose(v, [-1.75, -1.5, -1.0, 0.0])
     q = action_values(mdp, v, 0.5)
-    np.testing.assert_allclose(q[0], [-1 + 0.5 * -1.75, -1.75, -1 + 0.5 * -1.75, -1.75])
+    bump = -1 + 0.5 * -1.75  # up, down and left leave the agent at the start
+    np.testing.assert_allclose(q[0], [bump, -1 + 0.5 * -1.5, bump, bump])
     np.testing.assert_array_equal(q[3], 0.0)
 
 
