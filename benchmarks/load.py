@@ -1,0 +1,464 @@
+"""Load test: many browser-like sessions against a real rlviz server, over its websocket protocol.
+
+Each session does what a browser does: opens ``/_stcore/stream``, asks for a page, and then about
+once a second moves one of the page's sliders one step (alternating between two neighbouring
+values, as a student dragging back and forth would), waiting for the server to finish the rerun.
+The report gives rerun latency percentiles, failed sessions, and the server's memory and threads.
+
+    python -m benchmarks.load                         # 20 sessions for 60 s on a fresh server
+    python -m benchmarks.load --sessions 20 --duration 30 --burst --waves 5 --wave-size 100
+    python -m benchmarks.load --url http://127.0.0.1:8080 --pid 1234   # an existing server
+
+Everything stays on loopback. The server is started from this checkout when no URL is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+ROOT = Path(__file__).resolve().parents[1]
+FINISHED = ForwardMsg.ScriptFinishedStatus
+RUN_TIMEOUT = 30.0
+
+
+# ---------------------------------------------------------------- one browser-like session
+def _session_cookie(base_url: str) -> str:
+    """The ``_streamlit_xsrf`` cookie the server hands a new browser, as a Cookie header value."""
+    with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=30) as r:
+        for header in r.headers.get_all("Set-Cookie") or []:
+            name_value = header.split(";", 1)[0]
+            if name_value.startswith("_streamlit_xsrf="):
+                return name_value
+    return ""
+
+
+@dataclass
+class Slider:
+    """A slider the session can move (from the page's deltas)."""
+
+    widget_id: str
+    values: tuple[float, float]  # the two neighbouring values the session alternates between
+    is_int: bool
+
+
+@dataclass
+class SessionStats:
+    """What one session measured."""
+
+    page: str
+    latencies: list[float] = field(default_factory=list)
+    first_run: float | None = None
+    failures: list[str] = field(default_factory=list)
+    runs_started: int = 0
+    runs_finished: int = 0
+    interrupted: int = 0
+
+
+class Session:
+    """A websocket client speaking Streamlit's browser protocol (protobuf BackMsg/ForwardMsg)."""
+
+    def __init__(self, base_url: str, page: str, stats: SessionStats):
+        self.base_url = base_url.rstrip("/")
+        self.ws_url = self.base_url.replace("http://", "ws://") + "/_stcore/stream"
+        self.page = page
+        self.stats = stats
+        self.page_hash = ""
+        self.sliders: dict[str, Slider] = {}
+        self.states: dict[str, float] = {}
+        self._finished = asyncio.Event()
+        self._status: int | None = None
+        self._ws = None
+        self._reader: asyncio.Task | None = None
+
+    async def __aenter__(self) -> Session:
+        # Like a browser: the health check hands out the session cookie, which a proxy with
+        # sticky sessions hashes on; the websocket then carries it.
+        cookie = await asyncio.to_thread(_session_cookie, self.base_url)
+        self._ws = await websockets.connect(
+            self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=30,
+            ping_interval=None, additional_headers={"Cookie": cookie} if cookie else None,
+        )
+        self._reader = asyncio.create_task(self._read())
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        with contextlib.suppress(Exception):
+            await self._ws.close()
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self._ws:
+                msg = ForwardMsg()
+                msg.ParseFromString(raw)
+                kind = msg.WhichOneof("type")
+                if kind == "new_session":
+                    self.page_hash = msg.new_session.page_script_hash
+                elif kind == "page_info_changed":
+                    pass
+                elif kind == "delta":
+                    self._on_delta(msg)
+                elif kind == "script_finished":
+                    self._status = msg.script_finished
+                    if msg.script_finished == FINISHED.FINISHED_EARLY_FOR_RERUN:
+                        self.stats.interrupted += 1
+                    else:
+                        self._finished.set()
+        except websockets.ConnectionClosed as err:
+            self.stats.failures.append(f"connection closed: {err}")
+            self._finished.set()
+
+    def _on_delta(self, msg: ForwardMsg) -> None:
+        delta = msg.delta
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        which = element.WhichOneof("type")
+        if which == "exception":
+            self.stats.failures.append(f"exception shown: {element.exception.message[:120]}")
+        elif which == "slider" and element.slider.id not in self.sliders:
+            s = element.slider
+            current = float(s.value[0] if s.value else s.default[0])
+            step = float(s.step) or 1.0
+            other = current + step if current + step <= s.max else current - step
+            if len(s.default) == 1 and s.min < s.max:
+                is_int = s.data_type == s.DataType.INT
+                self.sliders[s.id] = Slider(s.id, (current, other), is_int)
+
+    async def run(self, query: str = "", widgets: Sequence[WidgetState] = ()) -> float:
+        """Ask for a rerun and wait until the server finishes it; returns the latency."""
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = query
+        state.page_script_hash = self.page_hash
+        state.page_name = "" if self.page_hash else self.page
+        state.widget_states.widgets.extend(widgets)
+        self._finished.clear()
+        self._status = None
+        self.stats.runs_started += 1
+        t0 = time.perf_counter()
+        await self._ws.send(msg.SerializeToString())
+        try:
+            await asyncio.wait_for(self._finished.wait(), RUN_TIMEOUT)
+        except TimeoutError:
+            self.stats.failures.append(f"no answer within {RUN_TIMEOUT:.0f} s")
+            return float("nan")
+        if self._status not in (FINISHED.FINISHED_SUCCESSFULLY,):
+            if not self.stats.failures:
+                self.stats.failures.append(f"run ended with status {self._status}")
+            return float("nan")
+        self.stats.runs_finished += 1
+        return time.perf_counter() - t0
+
+    def nudge(self, rng: random.Random) -> list[WidgetState]:
+        """Widget states with one slider moved to its other value."""
+        slider = rng.choice(list(self.sliders.values()))
+        now = self.states.get(slider.widget_id, slider.values[0])
+        new = slider.values[1] if now == slider.values[0] else slider.values[0]
+        self.states[slider.widget_id] = new
+        out = []
+        for widget_id, value in self.states.items():
+            ws = WidgetState(id=widget_id)
+            ws.double_array_value.data.append(value)
+            out.append(ws)
+        return out
+
+
+async def browse(base_url: str, page: str, duration: float, interval: float, seed: int,
+                 stats: SessionStats, burst: bool = False) -> None:
+    """One session: open the page, then move a slider every ``interval`` seconds."""
+    rng = random.Random(seed)
+    try:
+        async with Session(base_url, page, stats) as session:
+            stats.first_run = await session.run()
+            if stats.failures:
+                return
+            end = time.perf_counter() + duration
+            await asyncio.sleep(rng.uniform(0, interval))
+            while time.perf_counter() < end and session.sliders and not stats.failures:
+                if burst:
+                    # Ten slider moves 20 ms apart: only the last may cost a full run.
+                    for _ in range(9):
+                        session._finished.clear()
+                        msg = BackMsg()
+                        msg.rerun_script.page_script_hash = session.page_hash
+                        msg.rerun_script.widget_states.widgets.extend(session.nudge(rng))
+                        await session._ws.send(msg.SerializeToString())
+                        await asyncio.sleep(0.02)
+                latency = await session.run(widgets=session.nudge(rng))
+                if latency == latency:
+                    stats.latencies.append(latency)
+                await asyncio.sleep(max(0.0, interval + rng.uniform(-0.2, 0.2)))
+    except (OSError, websockets.WebSocketException) as err:
+        stats.failures.append(f"{type(err).__name__}: {err}")
+
+
+# ---------------------------------------------------------------- the server and its process
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(base_url: str, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"{base_url} did not become healthy")
+
+
+def start_server(port: int, *extra: str) -> subprocess.Popen:
+    """``streamlit run app.py`` from this checkout, on loopback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+         "--server.port", str(port), "--server.address", "127.0.0.1", *extra],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    wait_healthy(f"http://127.0.0.1:{port}")
+    return proc
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def proc_status(pid: int) -> tuple[float, int]:
+    """(resident memory in MB, thread count) of a process, from /proc."""
+    rss = threads = 0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) / 1024
+            elif line.startswith("Threads:"):
+                threads = int(line.split()[1])
+    return rss, threads
+
+
+class Sampler:
+    """Samples a process's RSS and threads in the background."""
+
+    def __init__(self, pids: Sequence[int], every: float = 0.25):
+        self.pids = list(pids)
+        self.every = every
+        self.samples: list[tuple[float, float, int]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            with contextlib.suppress(OSError):
+                stats = [proc_status(p) for p in self.pids]
+                self.samples.append(
+                    (time.monotonic(), sum(s[0] for s in stats), sum(s[1] for s in stats))
+                )
+            self._stop.wait(self.every)
+
+    def __enter__(self) -> Sampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def peak_rss(self) -> float:
+        return max((s[1] for s in self.samples), default=float("nan"))
+
+    @property
+    def peak_threads(self) -> int:
+        return max((s[2] for s in self.samples), default=0)
+
+
+# ---------------------------------------------------------------- scenarios
+def percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def available_pages() -> list[str]:
+    sys.path.insert(0, str(ROOT))
+    from rlviz.ui.catalog import available_pages as pages
+
+    return [p.url_path for p in pages()]
+
+
+async def concurrent(base_url: str, pages: Sequence[str], sessions: int, duration: float,
+                     interval: float, burst: bool = False) -> list[SessionStats]:
+    stats = [SessionStats(pages[i % len(pages)]) for i in range(sessions)]
+    await asyncio.gather(*(
+        browse(base_url, s.page, duration, interval, seed=i, stats=s, burst=burst)
+        for i, s in enumerate(stats)
+    ))
+    return stats
+
+
+async def wave(base_url: str, pages: Sequence[str], size: int) -> list[SessionStats]:
+    """``size`` sessions connect at once, load a page, and leave."""
+    stats = [SessionStats(pages[i % len(pages)]) for i in range(size)]
+
+    async def visit(s: SessionStats) -> None:
+        try:
+            async with Session(base_url, s.page, s) as session:
+                s.first_run = await session.run()
+        except (OSError, websockets.WebSocketException) as err:
+            s.failures.append(f"{type(err).__name__}: {err}")
+
+    await asyncio.gather(*(visit(s) for s in stats))
+    return stats
+
+
+def summarise(name: str, stats: Sequence[SessionStats], sampler: Sampler | None) -> dict:
+    latencies = [x for s in stats for x in s.latencies]
+    firsts = [s.first_run for s in stats if s.first_run is not None]
+    failed = [s for s in stats if s.failures]
+    out = {
+        "scenario": name,
+        "sessions": len(stats),
+        "reruns": len(latencies),
+        "p50_ms": 1e3 * percentile(latencies, 0.50),
+        "p95_ms": 1e3 * percentile(latencies, 0.95),
+        "p99_ms": 1e3 * percentile(latencies, 0.99),
+        "first_load_p95_ms": 1e3 * percentile(firsts, 0.95),
+        "failed_sessions": len(failed),
+        "interrupted_runs": sum(s.interrupted for s in stats),
+        "failures": sorted({f for s in failed for f in s.failures})[:5],
+    }
+    if sampler is not None:
+        out["peak_rss_mb"] = sampler.peak_rss
+        out["peak_threads"] = sampler.peak_threads
+    return out
+
+
+def print_report(rows: Sequence[dict]) -> None:
+    for row in rows:
+        print(json.dumps({k: (round(v, 1) if isinstance(v, float) else v) for k, v in row.items()}))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--url", help="an already running server (default: start one here)")
+    ap.add_argument("--pid", type=int, action="append", default=[],
+                    help="server process id(s) to sample RSS/threads from (with --url)")
+    ap.add_argument("--sessions", type=int, default=20)
+    ap.add_argument("--duration", type=float, default=60.0, help="seconds of steady load")
+    ap.add_argument("--interval", type=float, default=1.0, help="seconds between slider moves")
+    ap.add_argument("--pages", default="all", help="comma-separated url paths, or 'all'")
+    ap.add_argument("--burst", action="store_true", help="also run the rapid-burst scenario")
+    ap.add_argument("--reruns", type=int, default=0,
+                    help="also measure RSS growth over this many reruns after warm-up")
+    ap.add_argument("--waves", type=int, default=0, help="connect/leave waves to run")
+    ap.add_argument("--wave-size", type=int, default=100)
+    args = ap.parse_args(argv)
+
+    pages = available_pages() if args.pages == "all" else args.pages.split(",")
+    proc = None
+    if args.url:
+        base_url, pids = args.url.rstrip("/"), args.pid
+    else:
+        port = free_port()
+        proc = start_server(port)
+        base_url, pids = f"http://127.0.0.1:{port}", [proc.pid]
+    rows = []
+    try:
+        with Sampler(pids) as sampler:
+            stats = asyncio.run(concurrent(base_url, pages, args.sessions, args.duration,
+                                           args.interval))
+        rows.append(summarise("steady", stats, sampler))
+        if args.burst:
+            with Sampler(pids) as sampler:
+                stats = asyncio.run(concurrent(base_url, pages, max(args.sessions // 2, 1),
+                                               min(args.duration, 20), args.interval, burst=True))
+            rows.append(summarise("bursts of 10 moves", stats, sampler))
+        if args.reruns and pids:
+            rows.append(rss_growth(base_url, pages, pids, args.reruns))
+        for i in range(args.waves):
+            with Sampler(pids) as sampler:
+                stats = asyncio.run(wave(base_url, pages, args.wave_size))
+            time.sleep(1.0)
+            row = summarise(f"wave {i + 1} of {args.wave_size}", stats, sampler)
+            row["rss_after_mb"] = sum(proc_status(p)[0] for p in pids)
+            row["threads_after"] = sum(proc_status(p)[1] for p in pids)
+            rows.append(row)
+    finally:
+        if proc is not None:
+            stop_server(proc)
+    print_report(rows)
+    return 0
+
+
+def rss_growth(base_url: str, pages: Sequence[str], pids: Sequence[int], reruns: int) -> dict:
+    """RSS before and after ``reruns`` slider moves, after a warm-up of the same work."""
+
+    async def drive(n: int) -> SessionStats:
+        sessions = 4
+        per = max(n // sessions, 1)
+        stats = [SessionStats(pages[i % len(pages)]) for i in range(sessions)]
+
+        async def one(i: int, s: SessionStats) -> None:
+            rng = random.Random(i)
+            async with Session(base_url, s.page, s) as session:
+                await session.run()
+                for _ in range(per):
+                    if not session.sliders:
+                        break
+                    latency = await session.run(widgets=session.nudge(rng))
+                    if latency == latency:
+                        s.latencies.append(latency)
+
+        await asyncio.gather(*(one(i, s) for i, s in enumerate(stats)))
+        return stats
+
+    asyncio.run(drive(reruns // 2))  # warm-up: caches, imports, allocator pools
+    time.sleep(1.0)
+    before = sum(proc_status(p)[0] for p in pids)
+    stats = asyncio.run(drive(reruns))
+    time.sleep(1.0)
+    after = sum(proc_status(p)[0] for p in pids)
+    row = summarise(f"{reruns} reruns after warm-up", stats, None)
+    row["rss_before_mb"] = before
+    row["rss_after_mb"] = after
+    row["rss_growth_mb"] = after - before
+    return row
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Recipes for serving rlviz beyond one process."""
