@@ -21,6 +21,11 @@ TEXT_KINDS = (
 )
 
 
+def plain(markdown: str) -> str:
+    """Markdown source as a reader sees it: backslash escapes removed."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
 def run_page(path: Path | str, *, query: dict[str, str] | None = None,
              timeout: float = 120) -> AppTest:
     """Run a page script once, optionally with URL query parameters."""

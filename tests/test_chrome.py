@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.conftest import assert_healthy, run_page
+from tests.conftest import assert_healthy, plain, run_page
 
 
 def metric(at, label):
@@ -75,7 +75,7 @@ def test_widgets_write_the_link_and_it_round_trips(demo):
 def test_bad_links_fall_back_with_a_visible_notice(demo, query, fragment):
     at = run_page(demo, query=query)
     assert not at.exception
-    notes = " ".join(w.value for w in at.warning)
+    notes = plain(" ".join(w.value for w in at.warning))
     assert fragment in notes
     for name in query:
         assert name not in at.query_params  # the bad value does not stay in the link
@@ -84,7 +84,7 @@ def test_bad_links_fall_back_with_a_visible_notice(demo, query, fragment):
 def test_library_value_error_is_a_clear_message(demo):
     at = run_page(demo, query={"fail": "value"})
     assert not at.exception
-    assert [e.value for e in at.error] == ["gamma must be below 1 for this demo"]
+    assert [plain(e.value) for e in at.error] == ["gamma must be below 1 for this demo"]
 
 
 def test_unexpected_error_is_friendly_and_logged(demo, caplog):
@@ -98,7 +98,7 @@ def test_unexpected_error_is_friendly_and_logged(demo, caplog):
 def test_bad_layout_from_the_link_is_a_clear_message(demo):
     at = run_page(demo, query={"layout": "S.x"})
     assert not at.exception
-    assert "row 1, column 3: unknown character 'x'" in at.error[0].value
+    assert "row 1, column 3: unknown character 'x'" in plain(at.error[0].value)
 
 
 def test_reset_returns_to_defaults_and_clears_the_link(demo):
@@ -150,7 +150,7 @@ def test_table_control_round_trips_through_the_link(demo):
     assert edited
     # A bad table in the link falls back to the default with a notice.
     bad = run_page(demo, query={"traj": "r=1,x;done=0,1"})
-    assert "`traj=r=1,x;done=0,1` was ignored" in " ".join(w.value for w in bad.warning)
+    assert "`traj=r=1,x;done=0,1` was ignored" in plain(" ".join(w.value for w in bad.warning))
     assert metric(bad, "reward sum") == "3.0"
 
 
@@ -173,3 +173,23 @@ def test_table_parse_errors(raw, reason):
     with pytest.raises(ValueError, match=reason):
         control.parse(raw)
     assert control.parse(control.encode(control.default)) == control.default
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["`![x](http://evil.example/p.png)`", "[click](http://evil.example)", "$x^2$ **b**"],
+)
+def test_link_text_cannot_inject_markdown(demo, raw):
+    at = run_page(demo, query={"algo": raw, raw[:10]: "1"})
+    assert len(at.warning) == 2
+    for note in at.warning:
+        # Untrusted text only ever appears inside a single code span.
+        spans = note.value.split("`")
+        outside = "".join(spans[0::2])
+        assert "http" not in outside and "$" not in outside and "**b" not in outside
+
+
+def test_escape_markdown_neutralises_links_and_latex():
+    from rlviz.ui.chrome import escape_markdown
+
+    assert escape_markdown("[a](b) $x$ *y*") == r"\[a\]\(b\) \$x\$ \*y\*"

@@ -110,6 +110,20 @@ class Check:
         )
 
 
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:")
+
+
+def escape_markdown(text: str) -> str:
+    """Plain text safe to show through markdown: no links, images, emphasis or LaTeX."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+
+
+def _code_span(text: str, limit: int = 40) -> str:
+    """Show untrusted text as inline code, shortened, with nothing that could end the span."""
+    text = str(text).replace("`", "'").replace("\n", " ")
+    return "`" + (text if len(text) <= limit else text[: limit - 1] + "…") + "`"
+
+
 def _jsonable(x: Any) -> Any:
     if isinstance(x, Mapping):
         return {str(k): _jsonable(v) for k, v in x.items()}
@@ -172,7 +186,7 @@ class Page:
         if exc is not None and isinstance(exc, Exception):
             handled = True
             if isinstance(exc, ValueError):
-                self._top.error(str(exc), icon=":material/error:")
+                self._top.error(escape_markdown(str(exc)), icon=":material/error:")
             else:
                 log.error("page %s failed", self.slug, exc_info=(exc_type, exc, tb))
                 self._top.error(FRIENDLY_ERROR, icon=":material/sentiment_dissatisfied:")
@@ -235,10 +249,10 @@ class Page:
         try:
             return control.parse(raw)
         except ValueError as err:
-            shown = raw if len(raw) <= 40 else raw[:37] + "…"
             self._notices.append(
-                f"The link's value `{control.name}={shown}` was ignored ({err}; expected "
-                f"{control.describe()}), so **{control.label}** starts at its default."
+                f"The link's value {_code_span(f'{control.name}={raw}')} was ignored "
+                f"({escape_markdown(str(err))}; expected {escape_markdown(control.describe())}), "
+                f"so **{escape_markdown(control.label)}** starts at its default."
             )
             return control.default
 
@@ -268,7 +282,7 @@ class Page:
         current = st.query_params.to_dict()
         unknown = [k for k in current if k not in self._controls]
         if unknown and self._controls:
-            names = ", ".join(f"`{k}`" for k in unknown[:5])
+            names = ", ".join(_code_span(k, 24) for k in unknown[:5])
             self._notices.append(f"The link had parameters this page does not use ({names}).")
             st.query_params.from_dict(self._url_values())
         self._show_notices()
