@@ -144,6 +144,9 @@ def _png_available() -> bool:
 
 _PNG_LOCK = threading.Lock()
 
+DECLARED: dict[str, dict[str, Control]] = {}
+"""The controls each page declared on its latest run, by page slug then name (for tests)."""
+
 
 def _figure_png(fig: Any) -> bytes:
     # One static export at a time: each starts a headless browser.
@@ -239,6 +242,7 @@ class Page:
             state[key] = control.default
         value = control.render(key)
         self._controls[control.name] = control
+        DECLARED.setdefault(self.slug, {})[control.name] = control
         self._values[control.name] = value
         return value
 

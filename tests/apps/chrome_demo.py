@@ -35,7 +35,10 @@ with ui.Page("demo", intro="Every control type.", info=INFO) as page:
             ui.TableColumn("r", "reward"), ui.TableColumn("done", "done", kind="bool")],
             value={"r": [1.0, 0.0, 2.0], "done": [False, False, True]}, max_rows=10),
     ], container=st.container())
-    st.metric("reward sum", sum(table.traj["r"]))
+    rewards = np.asarray(table.traj["r"], dtype=float)
+    if not np.isfinite(rewards).all():
+        raise ValueError(f"reward in row {int(np.argmin(np.isfinite(rewards)))} is empty")
+    st.metric("reward sum", float(rewards.sum()))
     if p.fail == "value":
         raise ValueError("gamma must be below 1 for this demo")
     if p.fail == "bug":

@@ -1,0 +1,90 @@
+"""Fuzzing every page: random control values (extremes included) and malformed links.
+
+For each page, hypothesis draws values from the page's own declared controls (their domains are
+the contract) and sets them the way a user would, one run after another in one session; then it
+opens the page with malformed query strings. Nothing may crash, reach the error boundary as an
+unexpected exception, or show NaN/infinity. Examples are derandomised so CI is repeatable.
+"""
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
+
+from rlviz.ui import catalog
+from rlviz.ui.chrome import DECLARED
+from tests.conftest import DEMO
+from tests.fuzz import JUNK, check_run, strategy
+
+WRITTEN = [p for p in catalog.PAGES if p.exists]
+WIDGET_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_WIDGETS", "150"))
+LINK_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_LINKS", "50"))
+
+
+def fuzz_settings(examples: int) -> settings:
+    return settings(
+        max_examples=examples, deadline=None, derandomize=True, database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+def fuzz_widgets(path, slug, examples, skip=()):
+    at = AppTest.from_file(str(path), default_timeout=120).run()
+    check_run(at)
+    controls = {n: c for n, c in DECLARED[slug].items() if n not in skip}
+
+    @fuzz_settings(examples)
+    @given(data=st.data())
+    def one_set(data):
+        names = data.draw(st.lists(st.sampled_from(sorted(controls)), min_size=1, max_size=4,
+                                   unique=True))
+        # Every example starts from the defaults, so it can be replayed on its own.
+        for name, control in controls.items():
+            at.session_state[f"{slug}.{name}"] = control.default
+        for name in names:
+            at.session_state[f"{slug}.{name}"] = data.draw(strategy(controls[name]), label=name)
+        at.run()
+        check_run(at)
+
+    one_set()
+
+
+def fuzz_links(path, slug, examples, skip=()):
+    names = sorted(n for n in DECLARED[slug] if n not in skip)
+
+    @fuzz_settings(examples)
+    @given(query=st.dictionaries(st.sampled_from(names + ["zzz", ""]), JUNK, max_size=4))
+    def one_link(query):
+        at = AppTest.from_file(str(path), default_timeout=120)
+        for key, value in query.items():
+            at.query_params[key] = value
+        at.run()
+        check_run(at)
+
+    one_link()
+
+
+@pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
+def test_fuzz_widget_values(info):
+    fuzz_widgets(info.file, info.slug, WIDGET_EXAMPLES)
+
+
+@pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
+def test_fuzz_malformed_links(info):
+    AppTest.from_file(str(info.file), default_timeout=120).run()  # declares the controls
+    fuzz_links(info.file, info.slug, LINK_EXAMPLES)
+
+
+def test_the_fuzzer_exercises_the_chrome_demo():
+    fuzz_widgets(DEMO, "demo", 30, skip={"fail"})
+    fuzz_links(DEMO, "demo", 20, skip={"fail"})
+
+
+def test_the_fuzzer_catches_an_unexpected_exception():
+    at = AppTest.from_file(str(DEMO), default_timeout=60)
+    at.query_params["fail"] = "bug"
+    at.run()
+    with pytest.raises(AssertionError, match="unexpected exception"):
+        check_run(at)
