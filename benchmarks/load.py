@@ -318,7 +318,7 @@ def available_pages() -> list[str]:
     sys.path.insert(0, str(ROOT))
     from rlviz.ui.catalog import available_pages as pages
 
-    return [p.url_path for p in pages()]
+    return ["", *(p.url_path for p in pages())]  # "" is the home page
 
 
 async def concurrent(base_url: str, pages: Sequence[str], sessions: int, duration: float,

@@ -1,0 +1,92 @@
+"""The load test in short form: the real server under a class's worth of sessions.
+
+The full figures in the README come from ``python -m benchmarks.load``; this runs the same
+scenarios briefly so CI notices when a change makes the server slow, crashy or leaky.
+"""
+
+import asyncio
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from benchmarks import load
+from deploy.serve_class import ClassServer
+from tests.conftest import free_port
+
+pytestmark = pytest.mark.slow
+PAGES = load.available_pages()
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    proc = load.start_server(port)
+    yield f"http://127.0.0.1:{port}", proc.pid
+    load.stop_server(proc)
+
+
+def test_twenty_sessions_moving_sliders(server):
+    url, pid = server
+    asyncio.run(load.concurrent(url, PAGES, len(PAGES), 3, 0.5))  # warm the caches
+    with load.Sampler([pid]) as sampler:
+        stats = asyncio.run(load.concurrent(url, PAGES, 20, 15, 1.0))
+    row = load.summarise("steady", stats, sampler)
+    print(row)
+    assert row["failed_sessions"] == 0, row["failures"]
+    if any(s.latencies for s in stats):
+        assert row["reruns"] >= 20 * 8
+        assert row["p95_ms"] <= 500, row
+    assert row["first_load_p95_ms"] <= 3000, row
+
+
+def test_bursts_of_slider_moves_do_not_pile_up(server):
+    url, pid = server
+    stats = asyncio.run(load.concurrent(url, PAGES, 6, 8, 1.0, burst=True))
+    row = load.summarise("burst", stats, None)
+    print(row)
+    assert row["failed_sessions"] == 0, row["failures"]
+    if row["reruns"]:
+        # Each burst of ten moves ends in one finished run, not ten queued ones.
+        finished = sum(s.runs_finished for s in stats)
+        started = sum(s.runs_started for s in stats)
+        assert finished <= started
+        assert row["p95_ms"] <= 1500, row
+
+
+def test_sessions_coming_and_going_keep_memory_bounded(server):
+    url, pid = server
+    asyncio.run(load.wave(url, PAGES, 40))  # warm-up
+    after = []
+    for _ in range(3):
+        stats = asyncio.run(load.wave(url, PAGES, 40))
+        assert not [s for s in stats if s.failures]
+        after.append(load.proc_status(pid)[0])
+    print("rss after each wave (MB):", after)
+    assert after[-1] - after[0] <= 60, after
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
+                    reason="nginx is not installed (apt-get install -y nginx)")
+def test_a_class_behind_nginx_with_sticky_sessions():
+    run_dir = Path(tempfile.mkdtemp(prefix="rlviz-nginx-test-"))
+    backends = [free_port(), free_port()]
+    srv = ClassServer(f"127.0.0.1:{free_port()}", backends, run_dir).start()
+    try:
+        def cpu(pid):
+            fields = Path(f"/proc/{pid}/stat").read_text().split()
+            return int(fields[13]) + int(fields[14])
+
+        before = [cpu(p) for p in srv.pids]
+        stats = asyncio.run(load.concurrent(srv.url, PAGES, 12, 8, 1.0))
+        row = load.summarise("nginx", stats, None)
+        print(row)
+        assert row["failed_sessions"] == 0, row["failures"]
+        used = [cpu(p) - b for p, b in zip(srv.pids, before, strict=True)]
+        assert all(u > 0 for u in used), f"every worker serves sessions: {used}"
+        if row["reruns"]:
+            assert row["p95_ms"] <= 500, row
+    finally:
+        srv.stop()
+        shutil.rmtree(run_dir, ignore_errors=True)
