@@ -223,6 +223,11 @@ class Page:
             state[key] = self._initial(control)
         elif not self._valid(control, state[key]):
             state[key] = control.default
+        elif state.get(f"{key}._spec") != repr(control):
+            # A widget whose range changed (a scrubber over N items) is a new widget to
+            # Streamlit, which would start it at its minimum: hand it the current value.
+            state[key] = state[key]
+        state[f"{key}._spec"] = repr(control)
         value = control.render(key)
         self._controls[control.name] = control
         self._values[control.name] = value
