@@ -133,11 +133,17 @@ def _check_distributions(probs: torch.Tensor, what: str) -> None:
         )
 
 
+def _as_float_tensor(x) -> torch.Tensor:
+    """A floating tensor: tensors and float arrays keep their dtype, anything else is float64."""
+    if not isinstance(x, torch.Tensor):
+        x = np.asarray(x)
+        x = torch.as_tensor(x if np.issubdtype(x.dtype, np.floating) else x.astype(np.float64))
+    return x if x.is_floating_point() else x.to(torch.float64)
+
+
 def _prepare(probs, rewards, dones, gamma, support):
     """Tensors of one float dtype and device, validated; Δz and the bounds as floats."""
-    p = torch.as_tensor(probs)
-    if not p.is_floating_point():
-        p = p.to(torch.float64)
+    p = _as_float_tensor(probs)
     if p.ndim != 2:
         raise ValueError(
             f"probs must have shape [batch, atoms], got {tuple(p.shape)}; wrap a single "
@@ -151,7 +157,7 @@ def _prepare(probs, rewards, dones, gamma, support):
     batch, n = p.shape
     if z_np.shape[0] != n:
         raise ValueError(f"probs has {n} atoms per row but the support has {z_np.shape[0]}.")
-    r = torch.as_tensor(rewards, device=p.device).to(p.dtype)
+    r = torch.as_tensor(rewards, dtype=p.dtype, device=p.device)  # never through float32
     d = torch.as_tensor(dones, device=p.device)
     if r.shape != (batch,) or d.shape != (batch,):
         raise ValueError(
@@ -221,7 +227,7 @@ def categorical_projection(
 
     Returns:
         A ``Projection``: the projected ``probs`` ``[B, N]`` and every intermediate quantity,
-        in the dtype of ``probs`` (float64 for integer input).
+        in the dtype of ``probs`` (float64 unless it is a float32 tensor or array).
 
     Raises:
         ValueError: For mismatched shapes, fewer than two atoms, a support that does not
@@ -357,10 +363,8 @@ def cross_entropy(logits, target) -> torch.Tensor:
         ValueError: If the shapes differ, a logit is not finite, or ``target`` rows are not
             probability vectors.
     """
-    logits = torch.as_tensor(logits)
-    if not logits.is_floating_point():
-        logits = logits.to(torch.float64)
-    target = torch.as_tensor(target, device=logits.device).to(logits.dtype)
+    logits = _as_float_tensor(logits)
+    target = torch.as_tensor(target, dtype=logits.dtype, device=logits.device)
     if logits.ndim != 2 or logits.shape != target.shape:
         raise ValueError(
             f"logits and target must both have shape [batch, atoms], got {tuple(logits.shape)} "

@@ -233,6 +233,22 @@ def test_dtype_follows_the_input_and_inputs_are_not_mutated():
     np.testing.assert_array_equal(z, before[3])
     ints = dist.categorical_projection([[0, 1, 0, 0, 0]], [0.0], [1], gamma=1.0, support=z)
     assert ints.probs.dtype == torch.float64
+    lists = dist.categorical_projection([[0.5, 0.5, 0, 0, 0]], [0.0], [1], gamma=1.0, support=z)
+    assert lists.probs.dtype == torch.float64
+    array32 = np.full((1, 5), 0.2, dtype=np.float32)
+    assert dist.categorical_projection(array32, [0.0], [1], gamma=1.0,
+                                       support=z).probs.dtype == torch.float32
+
+
+def test_python_float_rewards_keep_double_precision():
+    # 0.3 is not a float32 number: a detour through float32 would move every atom by ~1e-8.
+    z = dist.make_support(-10.0, 10.0, 11)
+    probs = np.array([[0.0] * 6 + [1.0] + [0.0] * 4])
+    proj = dist.categorical_projection(probs, [0.3], [False], gamma=0.75, support=z)
+    assert float(proj.target_atoms[0, 6]) == 0.3 + 0.75 * 2.0
+    assert float(proj.probs[0] @ torch.as_tensor(z)) == pytest.approx(1.8, abs=1e-15)
+    loss = dist.cross_entropy([[0.0, 0.0]], [[0.3, 0.7]])
+    assert float(loss[0]) == pytest.approx(math.log(2.0), abs=1e-15)
 
 
 def test_float32_batch_matches_float64():
