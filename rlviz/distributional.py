@@ -578,6 +578,16 @@ class Walkthrough:
         """Mean and variance of the clipped target atoms (what projection preserves)."""
         return moments(self.source, self.clipped_atoms)
 
+    def columns(self) -> dict[str, np.ndarray]:
+        """Every per-atom quantity by name, for a table or a CSV export."""
+        return {
+            "j": np.arange(self.n_atoms), "z": self.support, "p": self.source,
+            "target": self.target_atoms, "clipped": self.clipped,
+            "target_clipped": self.clipped_atoms, "b": self.position, "l": self.lower,
+            "u": self.upper, "share_l": self.weight_lower, "share_u": self.weight_upper,
+            "m": self.projected, "naive": self.naive,
+        }
+
     @property
     def split_variance(self) -> float:
         r"""Variance the split adds: ``Δz² Σ p_j w_l w_u`` (zero when every atom hits a point)."""
