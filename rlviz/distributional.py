@@ -119,17 +119,17 @@ def _sum_tolerance(dtype: torch.dtype) -> float:
 
 def _check_distributions(probs: torch.Tensor, what: str) -> None:
     """Rows of ``probs`` must be probability vectors (finite, non-negative, summing to one)."""
-    if not bool(torch.isfinite(probs).all()):
+    totals = probs.sum(dim=-1)  # a NaN or infinity anywhere in a row shows up in its sum
+    if not bool(torch.isfinite(totals).all()):
         raise ValueError(f"The {what} contain NaN or infinite values.")
-    if bool((probs < 0).any()):
+    if probs.numel() and float(probs.min()) < 0:
         raise ValueError(f"The {what} must be non-negative; some are below zero.")
-    error = (probs.sum(dim=-1) - 1.0).abs()
-    worst = float(error.max())
-    if worst > _sum_tolerance(probs.dtype):
+    error = (totals - 1.0).abs()
+    if error.numel() and float(error.max()) > _sum_tolerance(probs.dtype):
         row = int(error.argmax())
-        total = float(probs.sum(dim=-1)[row])
         raise ValueError(
-            f"The {what} must sum to one over the atoms; row {row} sums to {total:.6g}."
+            f"The {what} must sum to one over the atoms; row {row} sums to "
+            f"{float(totals[row]):.6g}."
         )
 
 
@@ -180,22 +180,49 @@ def _prepare(probs, rewards, dones, gamma, support):
 class Projection:
     """A batch of categorical projections and the intermediate quantities behind them.
 
-    Every field is a torch tensor on the input's device. Atom ``j`` of row ``k`` moves to
+    Every array is a torch tensor on the input's device. Atom ``j`` of row ``k`` moves to
     ``clipped_atoms[k, j]``, which sits at fractional grid position ``position[k, j]`` between
     support points ``lower[k, j]`` and ``upper[k, j] = lower[k, j] + 1``; it sends
     ``weight_lower`` of its probability to the lower point and ``weight_upper`` to the upper.
+    The fields are what the projection computes; the properties derive the rest on demand.
     """
 
     support: torch.Tensor  # [N] atoms z_0 < … < z_{N-1}
     target_atoms: torch.Tensor  # [B, N] r + γ(1 − done) z_j, before clipping
-    clipped_atoms: torch.Tensor  # [B, N] target atoms clipped to [V_min, V_max]
-    clipped: torch.Tensor  # [B, N] bool, the target atom lay outside [V_min, V_max]
     position: torch.Tensor  # [B, N] b = (clipped atom − V_min) / Δz, in [0, N − 1]
     lower: torch.Tensor  # [B, N] int64 index l of the lower neighbour, in [0, N − 2]
-    upper: torch.Tensor  # [B, N] int64 index u = l + 1 of the upper neighbour
-    weight_lower: torch.Tensor  # [B, N] u − b, the share of p_j sent to z_l
     weight_upper: torch.Tensor  # [B, N] b − l, the share of p_j sent to z_u
     probs: torch.Tensor  # [B, N] the projected distribution m on the support
+
+    @property
+    def clipped_atoms(self) -> torch.Tensor:
+        """``[B, N]`` target atoms clipped to ``[V_min, V_max]``."""
+        return self.target_atoms.clamp(float(self.support[0]), float(self.support[-1]))
+
+    @property
+    def clipped(self) -> torch.Tensor:
+        """``[B, N]`` bool: the target atom lay outside ``[V_min, V_max]``."""
+        v_min, v_max = float(self.support[0]), float(self.support[-1])
+        return (self.target_atoms < v_min) | (self.target_atoms > v_max)
+
+    @property
+    def upper(self) -> torch.Tensor:
+        """``[B, N]`` int64 index ``u = l + 1`` of the upper neighbour."""
+        return self.lower + 1
+
+    @property
+    def weight_lower(self) -> torch.Tensor:
+        """``[B, N]`` ``u − b``, the share of ``p_j`` sent to ``z_l``."""
+        return 1.0 - self.weight_upper
+
+
+def _shift(p, r, d, gamma, z, v_min, dz) -> tuple[torch.Tensor, torch.Tensor]:
+    """Target atoms ``r + γ(1 − d)z`` and their grid positions, clipped to ``[0, N − 1]``."""
+    discount = gamma * (~d).to(p.dtype)  # [B] γ, or 0 where the episode ended
+    target = torch.addcmul(r[:, None], discount[:, None], z[None, :])
+    # Clipping the value to [V_min, V_max] is clipping the position to [0, N − 1].
+    position = ((target - v_min) / dz).clamp_(0.0, z.shape[0] - 1.0)
+    return target, position
 
 
 def categorical_projection(
@@ -234,31 +261,19 @@ def categorical_projection(
             increase evenly (``V_min ≥ V_max``), rows that are not probability vectors,
             non-finite rewards, or ``γ`` outside ``[0, 1]``.
     """
-    p, r, d, gamma, z, v_min, v_max, dz = _prepare(probs, rewards, dones, gamma, support)
-    n = z.shape[0]
-    discount = gamma * (~d).to(p.dtype)  # [B] γ, or 0 where the episode ended
-    target = r[:, None] + discount[:, None] * z[None, :]
-    clipped_atoms = target.clamp(v_min, v_max)
-    position = ((clipped_atoms - v_min) / dz).clamp(0.0, n - 1.0)
+    p, r, d, gamma, z, v_min, _, dz = _prepare(probs, rewards, dones, gamma, support)
+    target, position = _shift(p, r, d, gamma, z, v_min, dz)
     # Cap l at N − 2 so that u = l + 1 always exists; an atom at V_max then has weight 1 on u.
-    lower = position.floor().to(torch.int64).clamp(max=n - 2)
-    upper = lower + 1
-    weight_upper = position - lower.to(p.dtype)
-    weight_lower = 1.0 - weight_upper
+    lower = position.floor().clamp_(max=z.shape[0] - 2.0)
+    weight_upper = position - lower
+    lower = lower.to(torch.int64)
+    to_upper = p * weight_upper
     projected = torch.zeros_like(p)
-    projected.scatter_add_(1, lower, p * weight_lower)
-    projected.scatter_add_(1, upper, p * weight_upper)
+    projected.scatter_add_(1, lower, p - to_upper)
+    projected.scatter_add_(1, lower + 1, to_upper)
     return Projection(
-        support=z,
-        target_atoms=target,
-        clipped_atoms=clipped_atoms,
-        clipped=(target < v_min) | (target > v_max),
-        position=position,
-        lower=lower,
-        upper=upper,
-        weight_lower=weight_lower,
-        weight_upper=weight_upper,
-        probs=projected,
+        support=z, target_atoms=target, position=position, lower=lower,
+        weight_upper=weight_upper, probs=projected,
     )
 
 
@@ -284,9 +299,8 @@ def naive_projection(probs, rewards, dones, *, gamma: float, support) -> torch.T
     Raises:
         ValueError: For the same inputs ``categorical_projection`` rejects.
     """
-    p, r, d, gamma, z, v_min, v_max, dz = _prepare(probs, rewards, dones, gamma, support)
-    target = r[:, None] + (gamma * (~d).to(p.dtype))[:, None] * z[None, :]
-    b = ((target.clamp(v_min, v_max) - v_min) / dz).clamp(0.0, z.shape[0] - 1.0)
+    p, r, d, gamma, z, v_min, _, dz = _prepare(probs, rewards, dones, gamma, support)
+    _, b = _shift(p, r, d, gamma, z, v_min, dz)
     lower, upper = b.floor(), b.ceil()
     out = torch.zeros_like(p)
     out.scatter_add_(1, lower.to(torch.int64), p * (upper - b))
