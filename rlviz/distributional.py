@@ -221,7 +221,7 @@ def _shift(p, r, d, gamma, z, v_min, dz) -> tuple[torch.Tensor, torch.Tensor]:
     discount = gamma * (~d).to(p.dtype)  # [B] γ, or 0 where the episode ended
     target = torch.addcmul(r[:, None], discount[:, None], z[None, :])
     # Clipping the value to [V_min, V_max] is clipping the position to [0, N − 1].
-    position = ((target - v_min) / dz).clamp_(0.0, z.shape[0] - 1.0)
+    position = (target - v_min).div_(dz).clamp_(0.0, z.shape[0] - 1.0)
     return target, position
 
 

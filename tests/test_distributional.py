@@ -455,3 +455,36 @@ def test_walkthrough_moments():
     done = dist.walkthrough([0.1, 0.2, 0.3, 0.4], reward=9.0, gamma=0.5, done=True, support=z)
     assert done.discount == 0.0 and done.n_clipped == 4 and done.target == (9.0, 0.0)
     assert done.clipped_target == pytest.approx((3.0, 0.0)) and done.naive_mass == 0.0
+
+
+# ------------------------------------------------------------------------- figures
+def test_panels_draw_each_split_at_the_height_of_its_share():
+    from rlviz.figures import distributional as figs
+
+    z = dist.make_support(0.0, 3.0, 4)
+    w = dist.walkthrough([0.1, 0.2, 0.3, 0.4], reward=0.25, gamma=0.5, done=False, support=z)
+    fig = figs.projection_panels(w, atom=2, show_naive=True)
+    by_name = {t.name: t for t in fig.data if t.name}
+    assert [t.yaxis for t in fig.data if t.name == "projected m"] == ["y3"]
+    ends = next(t for t in fig.data if t.hovertext and "sends" in t.hovertext[0])
+    heights = sorted(np.round(ends.y, 12))
+    # Shares p·(u − b) and p·(b − l) of each atom (see test_hand_computed_shrink_and_shift).
+    assert heights == sorted(np.round([0.075, 0.05, 0.225, 0.1, 0.025, 0.15, 0.075, 0.3], 12))
+    assert "naive floor/ceil (keeps 1 of the mass)" in by_name
+    assert not any(name.startswith("clipped") for name in by_name)
+    followed = [t for t in fig.data if t.yaxis == "y3" and t.legendgroup == "atom"][0]
+    np.testing.assert_allclose(followed.y, [0.225, 0.075])  # atom 2 sends 0.225 and 0.075
+
+
+def test_panels_mark_clipped_atoms_and_the_story_names_exact_hits():
+    from rlviz.figures import distributional as figs
+
+    z = dist.make_support(-1.0, 1.0, 3)
+    w = dist.walkthrough([0.2, 0.5, 0.3], reward=0.5, gamma=1.0, done=False, support=z)
+    names = [t.name for t in figs.projection_panels(w).data if t.name]
+    assert "clipped (1): where r + γz would be" in names
+    story = figs.atom_story(w, 2)
+    assert "r + γ(1 − done)z = 0.5 + 1 × 1 = 1.5, clipped to 1" in story
+    assert "exactly on z = 1, so all of p goes there" in story
+    assert "sends u − b = 50.0% (0.1) to z = -1 and b − l = 50.0% (0.1) to z = 0" in (
+        figs.atom_story(w, 0))
