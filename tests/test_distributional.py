@@ -471,6 +471,10 @@ def test_panels_draw_each_split_at_the_height_of_its_share():
     # Shares p·(u − b) and p·(b − l) of each atom (see test_hand_computed_shrink_and_shift).
     assert heights == sorted(np.round([0.075, 0.05, 0.225, 0.1, 0.025, 0.15, 0.075, 0.3], 12))
     assert "naive floor/ceil (keeps 1 of the mass)" in by_name
+    titles = [a for a in fig.layout.annotations if a.text in figs.TITLES]
+    assert len(titles) == 3 and {(a.x, a.xanchor) for a in titles} == {(0.0, "left")}
+    means = sorted(a.text for a in fig.layout.annotations if a.text.startswith("mean"))
+    assert means == ["mean 1.25", "mean 1.25", "mean 2"]  # E[p]; E[clipped target]; E[m]
     assert not any(name.startswith("clipped") for name in by_name)
     followed = [t for t in fig.data if t.yaxis == "y3" and t.legendgroup == "atom"][0]
     np.testing.assert_allclose(followed.y, [0.225, 0.075])  # atom 2 sends 0.225 and 0.075

@@ -80,7 +80,7 @@ def projection_panels(
                                  hoverinfo="skip", showlegend=False)))
     lx, ly, ends_x, ends_y, ends_text = [], [], [], [], []
     for index, share, side in ((w.lower, w.weight_lower, "l"), (w.upper, w.weight_upper, "u")):
-        keep = (p > 0) & (share > 0)
+        keep = (p > 0) & (share > 1e-9)  # not the rounding-size shares of near-exact hits
         sx, sy = _segments(w.clipped_atoms[keep], p[keep], z[index[keep]], (p * share)[keep])
         lx += sx
         ly += sy
@@ -192,8 +192,9 @@ def projection_panels(
         ))
     fig.update_layout(
         template=TEMPLATE, height=height, barmode="overlay", bargap=0, legend=dict(y=1.05),
-        margin=dict(t=90), shapes=shapes, annotations=annotations,
+        margin=dict(t=90), shapes=shapes,
     )
+    fig.layout.annotations = annotations  # replaced whole: update_layout would merge them
     fig.update_xaxes(range=[lo, hi])
     fig.update_xaxes(title_text="return z", row=3, col=1)
     fig.update_yaxes(range=[0, top])
