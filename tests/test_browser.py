@@ -34,26 +34,33 @@ def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
     settle(page)
     page.locator('[data-testid="stSidebarNav"]').get_by_text(info.title, exact=True).click()
     page.wait_for_url(f"**/{info.url_path}**")
+    # The status widget does not show while a script runs, so settle() alone can pass before
+    # a page's first run (which may import torch) has drawn anything: wait for its chart.
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=120_000)
     settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
 
-    # Listen for the next redraw of any chart, then nudge the first sidebar slider.
+    # Listen for the next redraw of any chart, then nudge the first sidebar slider. Streamlit
+    # may replace a chart's element instead of redrawing it, so a new element counts too.
     page.evaluate("""() => {
         window.__redrawn = false;
         for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+            gd.__before = true;
             gd.on('plotly_afterplot', () => { window.__redrawn = true; });
         }
     }""")
-    slider = page.locator('[data-testid="stSidebar"] [role="slider"]').first
-    before = slider.get_attribute("aria-valuenow")
+    redrawn = """() => window.__redrawn === true || Array.from(
+        document.querySelectorAll('.js-plotly-plot')).some(
+            gd => !gd.__before && gd.querySelector('.main-svg'))"""
+    # Streamlit's sliders are <input type="range">: their slider role is implicit.
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
+    before = slider.input_value()
     slider.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => window.__redrawn === true", timeout=60_000)
+    page.wait_for_function(redrawn, timeout=60_000)
     settle(page)
-    after = page.locator('[data-testid="stSidebar"] [role="slider"]').first.get_attribute(
-        "aria-valuenow"
-    )
+    after = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first.input_value()
     assert after != before
     assert "?" in page.url  # the link now carries the changed value
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -193,3 +193,28 @@ def test_escape_markdown_neutralises_links_and_latex():
     from rlviz.ui.chrome import escape_markdown
 
     assert escape_markdown("[a](b) $x$ *y*") == r"\[a\]\(b\) \$x\$ \*y\*"
+
+
+def _scrubber_page():
+    from rlviz import ui
+    from rlviz.ui.catalog import PageInfo
+
+    info = PageInfo(slug="scrub", title="Scrub", section="", icon=":material/science:",
+                    teaches="")
+    with ui.Page("scrub", info=info) as page:
+        n = page.controls([ui.IntSlider(name="n", label="Items", min=2, max=50, value=10)]).n
+        page.controls([ui.IntSlider(name="i", label="Item", min=0, max=n - 1, value=0)])
+
+
+def test_a_control_whose_range_changes_keeps_its_value():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_scrubber_page, default_timeout=30).run()
+    at.slider(key="scrub.i").set_value(7).run()
+    at.slider(key="scrub.n").set_value(20).run()  # a new range: Streamlit sees a new widget
+    assert not at.exception
+    assert at.slider(key="scrub.i").value == 7
+    assert at.query_params["i"] == "7"
+    at.slider(key="scrub.n").set_value(5).run()  # 7 is out of range now: back to the default
+    assert at.slider(key="scrub.i").value == 0
+    assert "i" not in at.query_params

@@ -8,6 +8,7 @@ import asyncio
 import os
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,12 @@ pytestmark = pytest.mark.slow
 PAGES = load.available_pages()
 
 
+def run(coro):
+    """Run a coroutine on a fresh loop in its own thread (the browser tests hold this one's)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 @pytest.fixture(scope="module")
 def server():
     port = free_port()
@@ -30,9 +37,9 @@ def server():
 
 def test_twenty_sessions_moving_sliders(server):
     url, pid = server
-    asyncio.run(load.concurrent(url, PAGES, len(PAGES), 3, 0.5))  # warm the caches
+    run(load.concurrent(url, PAGES, len(PAGES), 3, 0.5))  # warm the caches
     with load.Sampler([pid]) as sampler:
-        stats = asyncio.run(load.concurrent(url, PAGES, 20, 15, 1.0))
+        stats = run(load.concurrent(url, PAGES, 20, 15, 1.0))
     row = load.summarise("steady", stats, sampler)
     print(row)
     assert row["failed_sessions"] == 0, row["failures"]
@@ -44,7 +51,7 @@ def test_twenty_sessions_moving_sliders(server):
 
 def test_bursts_of_slider_moves_do_not_pile_up(server):
     url, pid = server
-    stats = asyncio.run(load.concurrent(url, PAGES, 6, 8, 1.0, burst=True))
+    stats = run(load.concurrent(url, PAGES, 6, 8, 1.0, burst=True))
     row = load.summarise("burst", stats, None)
     print(row)
     assert row["failed_sessions"] == 0, row["failures"]
@@ -58,10 +65,10 @@ def test_bursts_of_slider_moves_do_not_pile_up(server):
 
 def test_sessions_coming_and_going_keep_memory_bounded(server):
     url, pid = server
-    asyncio.run(load.wave(url, PAGES, 40))  # warm-up
+    run(load.wave(url, PAGES, 40))  # warm-up
     after = []
     for _ in range(3):
-        stats = asyncio.run(load.wave(url, PAGES, 40))
+        stats = run(load.wave(url, PAGES, 40))
         assert not [s for s in stats if s.failures]
         after.append(load.proc_status(pid)[0])
     print("rss after each wave (MB):", after)
@@ -82,7 +89,7 @@ def test_a_class_behind_nginx_with_sticky_sessions():
             return int(fields[13]) + int(fields[14])
 
         before = [cpu(p) for p in srv.pids]
-        stats = asyncio.run(load.concurrent(srv.url, PAGES, 12, 8, 1.0))
+        stats = run(load.concurrent(srv.url, PAGES, 12, 8, 1.0))
         row = load.summarise("nginx", stats, None)
         print(row)
         assert row["failed_sessions"] == 0, row["failures"]

@@ -240,6 +240,11 @@ class Page:
             state[key] = self._initial(control)
         elif not self._valid(control, state[key]):
             state[key] = control.default
+        elif state.get(f"{key}._domain") != self._domain(control):
+            # A widget whose range changed (a scrubber over N items) is a new widget to
+            # Streamlit, which would start it at its minimum: hand it the current value.
+            state[key] = state[key]
+        state[f"{key}._domain"] = self._domain(control)
         value = control.render(key)
         self._controls[control.name] = control
         DECLARED.setdefault(self.slug, {})[control.name] = control
@@ -259,6 +264,11 @@ class Page:
                 f"so **{escape_markdown(control.label)}** starts at its default."
             )
             return control.default
+
+    @staticmethod
+    def _domain(control: Control) -> str:
+        """What a widget's identity depends on: its range or options, and its step."""
+        return f"{control.describe()}|{getattr(control, 'step', '')}"
 
     @staticmethod
     def _valid(control: Control, value: Any) -> bool:
