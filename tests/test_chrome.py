@@ -192,7 +192,8 @@ def test_link_text_cannot_inject_markdown(demo, raw):
 def test_escape_markdown_neutralises_links_and_latex():
     from rlviz.ui.chrome import escape_markdown
 
-    assert escape_markdown("[a](b) $x$ *y*") == r"\[a\]\(b\) \$x\$ \*y\*"
+    assert escape_markdown("[a](b) $x$ V_min (3)") == r"\[a\](b) \$x\$ V_min (3)"
+    assert escape_markdown("see http://evil.example") == "see http:\u200b//evil.example"
 
 
 def _scrubber_page():

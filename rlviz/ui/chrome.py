@@ -110,12 +110,18 @@ class Check:
         )
 
 
-_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:")
+_MD_ACTIVE = set("\\`[]<>$")
 
 
 def escape_markdown(text: str) -> str:
-    """Plain text safe to show through markdown: no links, images, emphasis or LaTeX."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+    """Plain text that markdown shows as written: no links, images, autolinks, HTML or LaTeX.
+
+    Brackets, angle brackets, dollars, backticks and backslashes are escaped, and URL schemes
+    are broken with a zero-width space so that no bare address turns into a link. Emphasis and
+    the like are left alone: harmless, and our messages read better without backslashes.
+    """
+    out = "".join("\\" + ch if ch in _MD_ACTIVE else ch for ch in str(text))
+    return out.replace("://", ":\u200b//").replace("www.", "www\u200b.")
 
 
 def _code_span(text: str, limit: int = 40) -> str:
