@@ -673,121 +673,184 @@ def iteration_view(trace: SearchTrace, t: int) -> IterationView:
 # ------------------------------------------------------------------------- layered layout
 @dataclass(frozen=True)
 class TreeLayout:
-    """Where to draw the nodes of a tree: one layer per depth, parents above their children.
+    """Where to draw a growing tree: one layer per depth, parents above their children.
+
+    Positions are fixed for the whole search, so a node stays put while the tree grows around
+    it; which nodes are drawn is decided separately at each chosen moment.
 
     Attributes:
-        nodes: ``[V]`` the drawn nodes, in depth-first order (children by move).
+        nodes: ``[V]`` the nodes drawn at some moment, in depth-first order (children by move).
         x: ``[V]`` horizontal position; leaves one unit apart, a parent centred over the span
             of its drawn children.
         y: ``[V]`` ``-depth``.
         parent_slot: ``[V]`` position of each node's parent in ``nodes`` (-1 for the root).
-        hidden: ``[V]`` children of each node left out of the drawing.
-        n_total: Nodes in the tree.
+        moments: ``[F]`` the iterations the layout serves, increasing.
+        shown: ``[F, V]`` whether each node is drawn after each of those iterations.
+        visits: ``[F, V]`` its visits then.
+        value_sum: ``[F, V]`` its value sum then (for the player to move at the node).
+        hidden: ``[F, V]`` its children that existed then but are not drawn.
+        n_nodes: ``[F]`` nodes in the whole tree then.
     """
 
     nodes: np.ndarray  # [V] int
     x: np.ndarray  # [V] float64
     y: np.ndarray  # [V] float64
     parent_slot: np.ndarray  # [V] int
-    hidden: np.ndarray  # [V] int
-    n_total: int
+    moments: np.ndarray  # [F] int
+    shown: np.ndarray  # [F, V] bool
+    visits: np.ndarray  # [F, V] int
+    value_sum: np.ndarray  # [F, V] float64
+    hidden: np.ndarray  # [F, V] int
+    n_nodes: np.ndarray  # [F] int
+
+    def moment(self, t: int) -> int:
+        """Row of iteration ``t`` in the per-moment arrays.
+
+        Raises:
+            ValueError: If the layout was not made for iteration ``t``.
+        """
+        row = int(np.searchsorted(self.moments, t))
+        if row >= self.moments.size or self.moments[row] != t:
+            raise ValueError(f"the layout was not made for iteration {t}")
+        return row
+
+
+def _close_under_parents(shown: np.ndarray, parent: np.ndarray, depth: np.ndarray) -> None:
+    """Drop (in place) every node whose parent is not shown; ``shown`` is ``[F, N]``."""
+    for d in range(1, int(depth.max()) + 1):
+        layer = np.flatnonzero(depth == d)
+        shown[:, layer] &= shown[:, parent[layer]]
 
 
 def tree_layout(
-    tree: Tree,
+    trace: SearchTrace,
+    iterations: np.ndarray | list[int],
     *,
     max_depth: int = 4,
     top_k: int = 3,
     max_nodes: int = 400,
     keep: np.ndarray | None = None,
+    anchors: np.ndarray | list[int] | None = None,
 ) -> TreeLayout:
-    """Choose the nodes worth drawing and lay them out in layers (vectorised, no node loops).
+    """Choose the nodes worth drawing at several moments of a search and lay them out in layers.
 
-    A node is drawn when it is at most ``max_depth`` below the root, it is among the ``top_k``
-    most visited children of its parent, and its parent is drawn; nodes in ``keep`` (and their
-    ancestors, within the depth limit) are drawn too. If more than ``max_nodes`` qualify, the
-    most visited are kept (a parent is never visited less than its child, so this keeps the
-    drawing a tree). Leaves are spaced evenly in depth-first order and each parent sits
-    midway over its drawn children, the layered "tidy tree" of Reingold & Tilford (1981) in
-    its simplest form.
+    After iteration ``t`` a node is drawn when it exists, is at most ``max_depth`` below the
+    root, is among the ``top_k`` most visited children of its parent (ties to the lower move),
+    and its parent is drawn; nodes in ``keep`` (e.g. the path of the iteration on show) are
+    drawn whenever they exist, within the depth limit. One layout holds every node drawn at
+    any of the ``anchors`` moments (by default all of them), so positions never jump between
+    moments; at the other moments only nodes of the layout are drawn. If more than ``max_nodes``
+    qualify, the most visited at the last moment are kept (ancestors first). Leaves sit one
+    unit apart in depth-first order and each parent midway over its drawn children: the
+    layered "tidy tree" of Reingold & Tilford (1981) in its simplest form. Everything is
+    vectorised over nodes and moments; the only loops run over depths.
 
     Args:
-        tree: The tree.
+        trace: The search.
+        iterations: Moments to serve, in [0, T] (duplicates are dropped).
         max_depth: Deepest layer drawn (>= 0).
         top_k: Children drawn per node (>= 1).
-        max_nodes: Most nodes drawn (>= 1).
-        keep: Nodes to draw whatever their rank (e.g. the current iteration's path).
+        max_nodes: Most nodes in the layout (>= 1).
+        keep: Nodes to draw whatever their rank.
+        anchors: The moments whose drawings decide which nodes the layout holds (a subset of
+            ``iterations``); None for all.
 
     Returns:
-        The layout.
+        The layout and, per moment, what is drawn and its statistics.
 
     Raises:
-        ValueError: For limits out of range.
+        ValueError: For limits or iterations out of range.
     """
     if max_depth < 0 or top_k < 1 or max_nodes < 1:
         raise ValueError("need max_depth >= 0, top_k >= 1 and max_nodes >= 1")
-    n = tree.n_nodes
-    parent = tree.parent.astype(np.int64)
+    moments = np.unique(np.asarray(iterations, dtype=np.int64))
+    if moments.size == 0 or moments[0] < 0 or moments[-1] > trace.iterations:
+        raise ValueError(f"iterations must lie in [0, {trace.iterations}]")
+    tree = trace.tree
+    n, n_f = tree.n_nodes, moments.size
+    parent = np.maximum(tree.parent.astype(np.int64), 0)
     depth = tree.depth.astype(np.int64)
-    # Rank of each node among its siblings: most visited first, then by move.
-    order = np.lexsort((tree.move, -tree.visits, parent))
-    group_start = np.r_[0, np.flatnonzero(np.diff(parent[order])) + 1]
-    starts = np.repeat(group_start, np.diff(np.r_[group_start, n]))
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n) - starts
-    wanted = (rank < top_k) & (depth <= max_depth)
-    wanted[Tree.ROOT_INDEX] = True
+    visits, value_sum = trace.node_history(np.arange(n), moments)  # [F, N]
+    exists = tree.created[None, :] <= moments[:, None]
+
+    # Rank among siblings at every moment at once: group by (moment, parent); the root is
+    # alone in its group.
+    sibling_group = np.where(np.arange(n) == Tree.ROOT_INDEX, n, parent)
+    group = (np.arange(n_f)[:, None] * (n + 1) + sibling_group[None, :]).ravel()
+    order = np.lexsort((np.tile(tree.move, n_f), -visits.ravel(), group))
+    sorted_group = group[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_group)) + 1]
+    first = np.repeat(starts, np.diff(np.r_[starts, order.size]))
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size) - first
+    shallow = depth <= max_depth
+    wanted = exists & (rank.reshape(n_f, n) < top_k) & shallow[None, :]
     if keep is not None:
         kept = np.zeros(n, dtype=bool)
         kept[np.asarray(keep, dtype=np.int64)] = True
-        wanted |= kept & (depth <= max_depth)
-    # A node is shown only if its parent is; parents precede children in index order, so one
-    # pass per layer settles it.
-    shown = wanted.copy()
-    for d in range(1, int(depth.max()) + 1):
-        layer = depth == d
-        shown[layer] &= shown[parent[layer]]
-    nodes = np.flatnonzero(shown)
-    if nodes.size > max_nodes:
-        by_visits = nodes[np.lexsort((depth[nodes], -tree.visits[nodes]))][:max_nodes]
+        wanted |= exists & (kept & shallow)[None, :]
+    wanted[:, Tree.ROOT_INDEX] = True
+    _close_under_parents(wanted, parent, depth)
+    if anchors is None:
+        union = wanted.any(axis=0)
+    else:
+        rows = np.searchsorted(moments, np.asarray(anchors, dtype=np.int64))
+        if (rows >= n_f).any() or (moments[np.minimum(rows, n_f - 1)] != anchors).any():
+            raise ValueError("anchors must be among the iterations")
+        union = wanted[rows].any(axis=0)
+        wanted &= union[None, :]
+        _close_under_parents(wanted, parent, depth)
+    if union.sum() > max_nodes:
+        candidates = np.flatnonzero(union)
+        priority = candidates[np.lexsort((depth[candidates], -visits[-1, candidates]))]
+        chosen = np.zeros(n, dtype=bool)
         if keep is not None:
-            path_kept = nodes[kept[nodes]]
-            by_visits = np.union1d(by_visits[: max_nodes - path_kept.size], path_kept)
-        shown = np.zeros(n, dtype=bool)
-        shown[by_visits] = True
-        for d in range(1, int(depth.max()) + 1):
-            layer = depth == d
-            shown[layer] &= shown[parent[layer]]
-        nodes = np.flatnonzero(shown)
+            chosen |= kept & union
+        spare = max_nodes - int(chosen.sum())
+        chosen[priority[~chosen[priority]][:max(spare, 0)]] = True
+        wanted &= chosen[None, :]
+        _close_under_parents(wanted, parent, depth)
+        union = wanted.any(axis=0)
+    nodes = np.flatnonzero(union)
 
     # Depth-first order: sort by the sequence of moves from the root.
     horizon = int(depth.max()) + 1
-    seq = np.full((n, horizon), -1, dtype=np.int64)
+    seq = np.full((n, max(horizon - 1, 1)), -1, dtype=np.int64)
     for d in range(1, horizon):
         layer = np.flatnonzero(depth == d)
         seq[layer] = seq[parent[layer]]
         seq[layer, d - 1] = tree.move[layer]
-    sub = seq[nodes]
-    nodes = nodes[np.lexsort(sub.T[::-1])]
+    nodes = nodes[np.lexsort(seq[nodes].T[::-1])]
 
     slot = np.full(n, -1, dtype=np.int64)
     slot[nodes] = np.arange(nodes.size)
     parent_slot = np.where(nodes == Tree.ROOT_INDEX, -1, slot[parent[nodes]])
-    n_drawn_children = np.bincount(parent_slot[parent_slot >= 0], minlength=nodes.size)
-    leaf = n_drawn_children == 0
+    has_drawn_child = np.bincount(parent_slot[parent_slot >= 0], minlength=nodes.size) > 0
     x = np.zeros(nodes.size)
-    x[leaf] = np.arange(int(leaf.sum()), dtype=np.float64)
+    x[~has_drawn_child] = np.arange(int((~has_drawn_child).sum()), dtype=np.float64)
     node_depth = depth[nodes]
-    lo = np.where(leaf, x, np.inf)
-    hi = np.where(leaf, x, -np.inf)
+    lo = np.where(has_drawn_child, np.inf, x)
+    hi = np.where(has_drawn_child, -np.inf, x)
     for d in range(int(node_depth.max()), 0, -1):
         kids = np.flatnonzero(node_depth == d)
         np.minimum.at(lo, parent_slot[kids], x[kids])
         np.maximum.at(hi, parent_slot[kids], x[kids])
-        inner = np.flatnonzero((node_depth == d - 1) & ~leaf)
+        inner = np.flatnonzero((node_depth == d - 1) & has_drawn_child)
         x[inner] = (lo[inner] + hi[inner]) / 2
-    n_children = (tree.children[nodes] != Tree.UNVISITED).sum(axis=1)
+
+    # Children that existed but are not drawn, per moment.
+    child_exists = exists[:, 1:].astype(np.int64)
+    shown = wanted[:, nodes]
+    flat_parent = (np.arange(n_f)[:, None] * n + parent[None, 1:]).ravel()
+    n_children = np.bincount(flat_parent, weights=child_exists.ravel(), minlength=n_f * n)
+    n_children = n_children.reshape(n_f, n)[:, nodes].astype(np.int64)
+    drawn_children = np.zeros((n_f, nodes.size), dtype=np.int64)
+    child_slots = np.flatnonzero(parent_slot >= 0)
+    np.add.at(drawn_children, (slice(None), parent_slot[child_slots]),
+              shown[:, child_slots].astype(np.int64))
+    n_total = 1 + np.cumsum(np.r_[0, trace.expanded != NO_NODE])[moments]
     return TreeLayout(
         nodes=nodes, x=x, y=-node_depth.astype(np.float64), parent_slot=parent_slot,
-        hidden=n_children - n_drawn_children, n_total=n,
+        moments=moments, shown=shown, visits=visits[:, nodes], value_sum=value_sum[:, nodes],
+        hidden=n_children - drawn_children, n_nodes=n_total,
     )

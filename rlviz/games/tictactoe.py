@@ -41,6 +41,7 @@ __all__ = [
     "decode",
     "encode",
     "normalise",
+    "readable",
     "winner",
 ]
 
@@ -79,6 +80,14 @@ def normalise(text: str) -> str:
             f"The board needs 9 cells written row by row (like x.o......); found {len(cells)}."
         )
     return "".join(cells)
+
+
+def readable(text: str) -> str | None:
+    """The normalised board, or None when the text cannot be read as a board."""
+    try:
+        return normalise(text)
+    except ValueError:
+        return None
 
 
 def encode(text: str) -> int:
