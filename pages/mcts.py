@@ -44,7 +44,7 @@ with ui.page("mcts", intro=(
         ]),
     ])
 
-    board_col, root_col = st.columns([1, 2], gap="large")
+    board_col, root_col, table_col = st.columns([1.1, 1, 1.7], gap="medium")
     with board_col:
         st.subheader("Position", anchor=False)
     b = page.controls([ui.Text(name="board", label="Board, row by row (x, o or .)",
@@ -73,25 +73,34 @@ with ui.page("mcts", intro=(
     root, summary = trace.root_state, trace.summary()
     optimal = SOLUTION.optimal_moves(root)
     with root_col:
-        st.subheader(f"Root moves · {GAME.to_move(root)} to move", anchor=False)
+        st.subheader(f"Root · {GAME.to_move(root)} to move", anchor=False)
         board_fig = figs.root_board(GAME, trace, SOLUTION)
-        left, right = st.columns([2, 3])
-        with left:
-            ui.chart(board_fig, key="mcts.fig.board")
-            st.caption("Shade: share of root visits. Green frame: minimax-optimal.")
-        with right:
-            table = figs.root_table(GAME, trace, SOLUTION)
-            st.dataframe(table, hide_index=True, column_config={
-                "share": st.column_config.ProgressColumn("share", format="percent", min_value=0,
-                                                         max_value=1),
-                "mean value Q": st.column_config.NumberColumn(format="%+.3f"),
-                "prior P": st.column_config.NumberColumn(format="%.3f"),
-            })
+        ui.chart(board_fig, key="mcts.fig.board")
+        st.caption("Shade: share of root visits. Green frame: minimax-optimal move.")
+    with table_col:
+        st.subheader("Search vs exact values", anchor=False)
+        table = figs.root_table(GAME, trace, SOLUTION)
+        st.dataframe(table, hide_index=True, column_order=[
+            c for c in table.columns if c != "prior" or p.rule == "puct"], column_config={
+            "move": st.column_config.TextColumn("move", width=56),
+            "visits": st.column_config.NumberColumn("N", width=56, help="Root visits"),
+            "share": st.column_config.ProgressColumn("share", format="percent", min_value=0,
+                                                     max_value=1, width=90),
+            "Q": st.column_config.NumberColumn("Q", format="%+.2f", width=60,
+                                               help="Mean playout value"),
+            "prior": st.column_config.NumberColumn("P", format="%.2f", width=50,
+                                                   help="Prior probability (PUCT)"),
+            "exact": st.column_config.TextColumn("exact", help="Minimax value, ✓ = optimal"),
+        })
+        st.caption("★ the move search plays (most visits). Exact: the move's minimax value "
+                   "with best play, ✓ when it is optimal.")
 
     st.subheader("The search tree", anchor=False)
     it_key, end_key = page.key("iteration"), page.key("_end")
-    if end_key in st.session_state and st.session_state.get(it_key) == st.session_state[end_key]:
-        st.session_state[it_key] = trace.iterations  # it was at the end: stay at the end
+    if it_key in st.session_state:  # keep the scrubber's place when its range changes,
+        now = st.session_state[it_key]  # and stay at the end if it was there
+        end = now == st.session_state.get(end_key)
+        st.session_state[it_key] = trace.iterations if end else min(now, trace.iterations)
     st.session_state[end_key] = trace.iterations
     step_col, phase_col = st.columns([3, 2], vertical_alignment="bottom")
     v = page.controls([ui.IntSlider(name="iteration", label="Iteration to take apart", min=1,

@@ -738,8 +738,9 @@ def tree_layout(
     root, is among the ``top_k`` most visited children of its parent (ties to the lower move),
     and its parent is drawn; nodes in ``keep`` (e.g. the path of the iteration on show) are
     drawn whenever they exist, within the depth limit. One layout holds every node drawn at
-    any of the ``anchors`` moments (by default all of them), so positions never jump between
-    moments; at the other moments only nodes of the layout are drawn. If more than ``max_nodes``
+    any of the moments, so positions never jump between moments. With ``anchors``, the layout
+    holds only the nodes drawn at those moments, and every moment shows those of them that
+    exist by then: the anchors' drawing, growing. If more than ``max_nodes``
     qualify, the most visited at the last moment are kept (ancestors first). Leaves sit one
     unit apart in depth-first order and each parent midway over its drawn children: the
     layered "tidy tree" of Reingold & Tilford (1981) in its simplest form. Everything is
@@ -798,8 +799,8 @@ def tree_layout(
         if (rows >= n_f).any() or (moments[np.minimum(rows, n_f - 1)] != anchors).any():
             raise ValueError("anchors must be among the iterations")
         union = wanted[rows].any(axis=0)
-        wanted &= union[None, :]
-        _close_under_parents(wanted, parent, depth)
+        # The anchors' drawing, growing: at every moment, the nodes of it that exist then.
+        wanted = exists & union[None, :]
     if union.sum() > max_nodes:
         candidates = np.flatnonzero(union)
         priority = candidates[np.lexsort((depth[candidates], -visits[-1, candidates]))]

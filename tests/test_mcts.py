@@ -392,11 +392,12 @@ def test_iteration_view_has_the_four_phases():
 def test_layout_respects_depth_and_top_k_and_is_a_tree():
     trace = run(simulations=1500, seed=0)
     tree = trace.tree
-    lay = mcts.tree_layout(tree, max_depth=3, top_k=2)
+    lay = mcts.tree_layout(trace, [1500], max_depth=3, top_k=2)
+    assert lay.shown.all()  # one moment, so every node of the layout is drawn at it
     assert lay.nodes[0] == Tree.ROOT_INDEX and lay.parent_slot[0] == -1
     assert (tree.depth[lay.nodes] <= 3).all()
     kids_drawn = np.bincount(lay.parent_slot[1:], minlength=lay.nodes.size)
-    assert kids_drawn.max() <= 2
+    assert kids_drawn[0] == 2 and kids_drawn.max() <= 2
     np.testing.assert_array_equal(lay.nodes[lay.parent_slot[1:]], tree.parent[lay.nodes[1:]])
     np.testing.assert_array_equal(lay.y, -tree.depth[lay.nodes])
     # The drawn children are the most visited ones.
@@ -406,13 +407,14 @@ def test_layout_respects_depth_and_top_k_and_is_a_tree():
             all_kids = tree.children[lay.nodes[slot]]
             all_kids = all_kids[all_kids >= 0]
             assert tree.visits[drawn].min() >= np.sort(tree.visits[all_kids])[-drawn.size]
-    np.testing.assert_array_equal(lay.hidden + kids_drawn,
+    np.testing.assert_array_equal(lay.hidden[0] + kids_drawn,
                                   (tree.children[lay.nodes] >= 0).sum(axis=1))
+    np.testing.assert_array_equal(lay.visits[0], tree.visits[lay.nodes])
 
 
 def test_layout_is_tidy_leaves_one_apart_and_parents_centred():
-    tree = run(simulations=800, seed=1).tree
-    lay = mcts.tree_layout(tree, max_depth=4, top_k=3)
+    trace = run(simulations=800, seed=1)
+    lay = mcts.tree_layout(trace, [800], max_depth=4, top_k=3)
     kids = np.bincount(lay.parent_slot[1:], minlength=lay.nodes.size)
     leaves = np.flatnonzero(kids == 0)
     np.testing.assert_array_equal(lay.x[leaves], np.arange(leaves.size))
@@ -421,20 +423,56 @@ def test_layout_is_tidy_leaves_one_apart_and_parents_centred():
         assert lay.x[slot] == (xs.min() + xs.max()) / 2
     points = set(zip(lay.x.tolist(), lay.y.tolist(), strict=True))
     assert len(points) == lay.nodes.size  # no two nodes on one spot
+    # Depth-first order: each node comes right after its parent's earlier subtrees.
+    assert (lay.parent_slot[1:] < np.arange(1, lay.nodes.size)).all()
+
+
+def test_layout_draws_each_moment_as_it_stood():
+    trace = run(simulations=300, seed=4)
+    moments = [0, 1, 9, 40, 300]
+    lay = mcts.tree_layout(trace, moments, max_depth=3, top_k=2)
+    for row, t in enumerate(moments):
+        snap = trace.snapshot(t)
+        drawn = lay.nodes[lay.shown[row]]
+        assert (drawn < snap.n_nodes).all()  # only nodes that existed then
+        np.testing.assert_array_equal(lay.visits[row][lay.shown[row]], snap.visits[drawn])
+        assert lay.n_nodes[row] == snap.n_nodes
+        alone = mcts.tree_layout(trace, [t], max_depth=3, top_k=2)
+        assert set(drawn.tolist()) == set(alone.nodes.tolist())  # same choice as on its own
+    assert lay.shown[0].sum() == 1  # the bare root
+    assert lay.moment(40) == 3
+    with pytest.raises(ValueError, match="not made"):
+        lay.moment(41)
+
+
+def test_anchored_layout_holds_only_the_anchor_nodes():
+    trace = run(simulations=500, seed=5)
+    frames = [1, 5, 20, 100, 500]
+    lay = mcts.tree_layout(trace, frames, top_k=2, anchors=[500])
+    final = mcts.tree_layout(trace, [500], top_k=2)
+    np.testing.assert_array_equal(np.sort(lay.nodes), np.sort(final.nodes))
+    np.testing.assert_array_equal(lay.shown[-1], np.ones(lay.nodes.size, dtype=bool))
+    # Earlier moments draw the nodes of the final drawing that existed then.
+    for row, t in enumerate(frames):
+        np.testing.assert_array_equal(lay.shown[row], trace.tree.created[lay.nodes] <= t)
+    with pytest.raises(ValueError, match="anchors"):
+        mcts.tree_layout(trace, frames, anchors=[7])
 
 
 def test_layout_keeps_the_path_and_caps_the_count():
     trace = run(simulations=2000, seed=3)
     path = trace.path[-1, : trace.path_length[-1]]
-    lay = mcts.tree_layout(trace.tree, max_depth=9, top_k=1, keep=path)
+    lay = mcts.tree_layout(trace, [2000], max_depth=9, top_k=1, keep=path)
     assert set(path.tolist()) <= set(lay.nodes.tolist())
-    big = mcts.tree_layout(trace.tree, max_depth=9, top_k=9, max_nodes=50, keep=path)
+    big = mcts.tree_layout(trace, [2000], max_depth=9, top_k=9, max_nodes=50, keep=path)
     assert big.nodes.size <= 50
     assert set(path.tolist()) <= set(big.nodes.tolist())
     np.testing.assert_array_equal(big.nodes[big.parent_slot[1:]],
                                   trace.tree.parent[big.nodes[1:]])
     with pytest.raises(ValueError):
-        mcts.tree_layout(trace.tree, top_k=0)
+        mcts.tree_layout(trace, [2000], top_k=0)
+    with pytest.raises(ValueError, match="iterations"):
+        mcts.tree_layout(trace, [2001])
 
 
 # ----------------------------------------------------------------- bad input
@@ -463,3 +501,50 @@ def test_a_finished_game_cannot_be_searched():
     over = TABLE.index[sum(1 << i for i in (0, 1, 2)) | sum(1 << i for i in (3, 4)) << 9]
     with pytest.raises(ValueError, match="already over"):
         mcts.search(TICTACTOE, over, simulations=5)
+
+
+# ----------------------------------------------------------------- figures
+def test_tree_figure_phases_show_the_iteration_step_by_step():
+    from rlviz.figures import mcts as figs
+
+    trace = run(simulations=60, seed=2)
+    view = mcts.iteration_view(trace, 30)
+    assert view.expanded != NO_NODE
+    nodes = {}
+    for phase in figs.PHASES:
+        fig = figs.tree_figure(TICTACTOE, trace, view, phase=phase, max_depth=9, top_k=9,
+                               animate=False)
+        node_trace = fig.data[2]
+        nodes[phase] = len(node_trace.x)
+        path = fig.data[1]
+        assert len(path.x) == len(view.path) - (phase == "select")
+        assert all(np.isfinite(node_trace.marker.color))
+    # Select draws the tree before the iteration; expand adds exactly the new node.
+    assert nodes["expand"] == nodes["select"] + 1 == view.after.n_nodes
+    assert nodes["backup"] == view.after.n_nodes
+    labels = figs.tree_figure(TICTACTOE, trace, view, phase="backup", animate=False).data[-1]
+    z_for_root = view.leaf_value * (-1) ** (len(view.path) - 1)
+    assert set(labels.text) == {figs._signed(z_for_root)}
+
+
+def test_tree_figure_animates_the_growth():
+    from rlviz.figures import mcts as figs
+
+    trace = run(simulations=300, seed=2)
+    fig = figs.tree_figure(TICTACTOE, trace, mcts.iteration_view(trace, 300))
+    steps = [int(f.name) for f in fig.frames]
+    assert steps == sorted(steps) and steps[-1] == 300 and steps[0] == 1
+    counts = [len(f.data[2].x) for f in fig.frames]
+    assert counts == sorted(counts) and counts[0] <= 2 < counts[-1]  # the drawing grows
+    assert fig.layout.updatemenus[0].buttons[0].method == "animate"
+
+
+def test_root_table_marks_the_choice_and_the_optimal_moves():
+    from rlviz.figures import mcts as figs
+
+    trace = run(PRESETS["must_block"].board, simulations=300, seed=0)
+    table = figs.root_table(TICTACTOE, trace, SOLUTION)
+    assert table["visits"].sum() == 300
+    row = table[table["move"] == "b3 ★"]
+    assert len(row) == 1 and row["exact"].item() == "draw ✓"
+    assert sorted(table["exact"]) == ["draw ✓"] + ["loss in 2"] * 4

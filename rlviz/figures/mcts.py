@@ -42,7 +42,7 @@ VALUE_COLORS = {1: DIVERGING[-1][1], 0: "#868e96", -1: DIVERGING[0][1]}
 MIN_SIZE, MAX_SIZE = 7.0, 40.0
 
 
-def frame_iterations(total: int, count: int = 24) -> np.ndarray:
+def frame_iterations(total: int, count: int = 20) -> np.ndarray:
     """Iterations to animate: dense early, where the tree changes most, ending at ``total``."""
     steps = np.unique(np.round(np.geomspace(1, total, num=min(count, total))).astype(int))
     return np.union1d(steps, [total])
@@ -217,7 +217,7 @@ def tree_figure(
         for_root = view.leaf_value * (1.0 if (view.path.size - 1) % 2 == 0 else -1.0)
         px, py = _path_xy(layout, view.path)
         fig.add_trace(go.Scatter(
-            x=px + 0.3, y=py + 0.12, mode="text", text=[f"{for_root:+.0f}"] * px.size,
+            x=px + 0.3, y=py + 0.12, mode="text", text=[_signed(for_root)] * px.size,
             textposition="middle right", textfont=dict(size=13, color=PATH),
             hoverinfo="skip", showlegend=False, name="backed up",
         ))
@@ -282,7 +282,7 @@ def _animate(fig: go.Figure, game: TicTacToe, trace: SearchTrace, growth: TreeLa
     fig.update_layout(
         margin=dict(b=80),
         updatemenus=[dict(
-            type="buttons", direction="left", x=0.0, y=-0.02, xanchor="left", yanchor="top",
+            type="buttons", direction="left", x=1.0, y=1.0, xanchor="right", yanchor="bottom",
             showactive=False, pad=dict(t=0, r=6),
             buttons=[
                 dict(label="▶ Play growth", method="animate",
@@ -292,8 +292,8 @@ def _animate(fig: go.Figure, game: TicTacToe, trace: SearchTrace, growth: TreeLa
             ],
         )],
         sliders=[dict(
-            active=len(moments) - 1, x=0.2, len=0.8, y=-0.02, yanchor="top", pad=dict(t=0),
-            currentvalue=dict(prefix="growth: after iteration ", font=dict(size=12)),
+            active=len(moments) - 1, x=0.0, len=1.0, y=-0.01, yanchor="top", pad=dict(t=0),
+            currentvalue=dict(visible=False), font=dict(size=10),
             steps=[dict(label=str(t), method="animate", args=[[str(t)], still])
                    for t in moments],
         )],
@@ -317,7 +317,7 @@ def board_figure(
     Args:
         cells: Board text (nine of x, o, .).
         shade: Cell -> number in [0, 1] to shade the cell by (sequential scale).
-        notes: Cell -> short text shown in the cell.
+        notes: Cell -> short text shown low in the cell.
         outline: Cells to outline (e.g. the minimax-optimal moves).
         playout: Moves of a random playout from this board, drawn as numbered faded marks.
         first_mark: The mark of the first playout move.
@@ -328,55 +328,50 @@ def board_figure(
     z = np.full((3, 3), np.nan)
     for cell, v in (shade or {}).items():
         z[cell // 3, cell % 3] = v
-    fig = figure(height=height, margin=dict(l=30, r=10, t=40 if title else 10, b=30),
-                 title=title)
-    fig.add_trace(go.Heatmap(
-        z=z, x=["a", "b", "c"], y=["1", "2", "3"], colorscale=SEQUENTIAL, zmin=0, zmax=1,
-        showscale=False, xgap=3, ygap=3, hoverinfo="skip" if shade is None else None,
-        hovertemplate=f"%{{x}}%{{y}} · {shade_label} %{{z:.0%}}<extra></extra>",
-    ))
-    # Empty cells get a light floor so the grid reads even without shading.
     floor = np.where(np.isnan(z), 0.0, np.nan)
-    fig.add_trace(go.Heatmap(z=floor, x=["a", "b", "c"], y=["1", "2", "3"],
-                             colorscale=[[0, "#f1f3f5"], [1, "#f1f3f5"]], showscale=False,
-                             xgap=3, ygap=3, hoverinfo="skip"))
-    cols, rows = ["a", "b", "c"], ["1", "2", "3"]
+    names = np.array(["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"]).reshape(3, 3)
+    data = [
+        dict(type="heatmap", z=floor.tolist(), colorscale=[[0, "#f1f3f5"], [1, "#f1f3f5"]],
+             showscale=False, xgap=3, ygap=3, hoverinfo="skip"),
+        dict(type="heatmap", z=np.where(np.isnan(z), None, z).tolist(), colorscale=SEQUENTIAL,
+             zmin=0, zmax=1, showscale=False, xgap=3, ygap=3, text=names.tolist(),
+             hovertemplate=f"%{{text}} · {shade_label} %{{z:.1%}}<extra></extra>"),
+    ]
     marks = [(i, ch) for i, ch in enumerate(cells) if ch in "xo"]
-    fig.add_trace(go.Scatter(
-        x=[cols[i % 3] for i, _ in marks], y=[rows[i // 3] for i, _ in marks], mode="text",
-        text=[f"<b>{ch.upper()}</b>" for _, ch in marks],
+    data.append(dict(
+        type="scatter", x=[i % 3 for i, _ in marks], y=[i // 3 for i, _ in marks],
+        mode="text", text=[f"<b>{ch.upper()}</b>" for _, ch in marks],
         textfont=dict(size=34, color=[color("uct") if ch == "x" else color("puct")
                                       for _, ch in marks]),
         hoverinfo="skip", showlegend=False,
     ))
     if playout:
+        marks_played = []
         mark = first_mark
-        text, xs, ys = [], [], []
-        for k, cell in enumerate(playout, start=1):
-            xs.append(cols[cell % 3])
-            ys.append(rows[cell // 3])
-            text.append(f"{mark.upper()}<sub>{k}</sub>")
+        for k in range(1, len(playout) + 1):
+            marks_played.append(f"{mark.upper()}<sub>{k}</sub>")
             mark = "o" if mark == "x" else "x"
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="text", text=text,
-                                 textfont=dict(size=26, color=PATH), opacity=0.8,
-                                 hoverinfo="skip", showlegend=False))
+        data.append(dict(type="scatter", x=[c % 3 for c in playout],
+                         y=[c // 3 for c in playout], mode="text", text=marks_played,
+                         textfont=dict(size=26, color=PATH), opacity=0.85, hoverinfo="skip",
+                         showlegend=False))
     if notes:
-        fig.add_trace(go.Scatter(
-            x=[cols[c % 3] for c in notes], y=[rows[c // 3] for c in notes], mode="text",
-            text=list(notes.values()), textfont=dict(size=11, color=INK),
-            hoverinfo="skip", showlegend=False,
-        ))
-    for cell in outline:
-        r, c = divmod(cell, 3)
-        fig.add_shape(type="rect", x0=c - 0.46, x1=c + 0.46, y0=r - 0.46, y1=r + 0.46,
-                      line=dict(color=color("minimax"), width=3))
-    fig.update_layout(
-        xaxis=dict(side="top", showgrid=False, ticks="", fixedrange=True, linecolor="white"),
-        yaxis=dict(autorange="reversed", showgrid=False, ticks="", fixedrange=True,
-                   scaleanchor="x", linecolor="white"),
-        plot_bgcolor="white",
-    )
-    return fig
+        data.append(dict(type="scatter", x=[c % 3 for c in notes],
+                         y=[c // 3 for c in notes], mode="text", text=list(notes.values()),
+                         textfont=dict(size=10, color=INK), hoverinfo="skip",
+                         showlegend=False))
+    shapes = [dict(type="rect", x0=c % 3 - 0.45, x1=c % 3 + 0.45, y0=c // 3 - 0.45,
+                   y1=c // 3 + 0.45, line=dict(color=color("minimax"), width=3))
+              for c in outline]
+    axis = dict(showgrid=False, ticks="", fixedrange=True, zeroline=False, linecolor="white",
+                tickvals=[0, 1, 2])
+    return go.Figure(data=data, layout=dict(
+        template=TEMPLATE, height=height, shapes=shapes, plot_bgcolor="white",
+        margin=dict(l=24, r=6, t=46 if title else 22, b=6),
+        title=dict(text=title) if title else None,
+        xaxis=dict(axis, side="top", ticktext=["a", "b", "c"], range=[-0.5, 2.5]),
+        yaxis=dict(axis, ticktext=["1", "2", "3"], range=[2.5, -0.5], scaleanchor="x"),
+    ))
 
 
 def root_convergence(game: TicTacToe, trace: SearchTrace, solution: Solution, *,
@@ -387,7 +382,10 @@ def root_convergence(game: TicTacToe, trace: SearchTrace, solution: Solution, *,
     wins, grey draws, red losses; the dotted lines in the lower panel are those exact values.
     """
     visits, value_sum = trace.root_history()
-    t = np.arange(trace.iterations + 1)
+    # At most ~300 points per line: enough for the eye, light for the browser.
+    t = np.unique(np.round(np.linspace(0, trace.iterations, min(trace.iterations, 300) + 1)))
+    t = t.astype(np.int64)
+    visits, value_sum = visits[t], value_sum[t]
     moves = np.flatnonzero(trace.tree.legal[0])
     exact = solution.move_value[trace.root_state]
     best = exact[moves].max()
@@ -435,7 +433,10 @@ def root_convergence(game: TicTacToe, trace: SearchTrace, solution: Solution, *,
 
 def root_table(game: TicTacToe, trace: SearchTrace, solution: Solution,
                t: int | None = None) -> pd.DataFrame:
-    """One row per root move: visits, share, Q and prior beside the exact minimax value."""
+    """One row per root move: visits, share, Q and prior beside the exact minimax value.
+
+    The move search plays is starred; minimax-optimal moves are ticked.
+    """
     summary = trace.summary(t)
     s = trace.root_state
     total = max(int(summary.visits.sum()), 1)
@@ -444,15 +445,14 @@ def root_table(game: TicTacToe, trace: SearchTrace, solution: Solution,
         nxt = int(game.table.next_state[s, a])
         exact = int(solution.move_value[s, a])
         plies = solution.plies_to_end(nxt, int(game.table.plies[nxt]))
+        word = _value_word(exact, None if plies is None else plies + 1)
         rows.append({
-            "move": game.table.move_names[a],
+            "move": game.table.move_names[a] + (" ★" if int(a) == summary.chosen else ""),
             "visits": int(n),
             "share": n / total,
-            "mean value Q": float(q),
-            "prior P": float(p),
-            "exact value": _value_word(exact, None if plies is None else plies + 1),
-            "optimal": exact == solution.value[s],
-            "chosen": int(a) == summary.chosen,
+            "Q": float(q) + 0.0,
+            "prior": float(p),
+            "exact": f"{word} ✓" if exact == solution.value[s] else word,
         })
     return pd.DataFrame(rows)
 
@@ -501,6 +501,11 @@ def path_table(game: TicTacToe, trace: SearchTrace, view: IterationView) -> pd.D
     return pd.DataFrame(rows)
 
 
+def _signed(v: float) -> str:
+    """A game result as text: +1, −1 or 0."""
+    return "0" if v == 0 else f"{v:+.0f}".replace("-", "−")
+
+
 def _score_text(x: float) -> str:
     return "∞" if np.isinf(x) else f"{x + 0.0:+.3f}"
 
@@ -538,14 +543,14 @@ def phase_story(game: TicTacToe, trace: SearchTrace, view: IterationView, phase:
         else:
             how = f"The new node is a finished game ({text}), so no playout is needed."
         return (f"**Simulate.** {how} For {leaf_player}, to move at the leaf, the result is "
-                f"**z = {z:+.0f}**.")
+                f"**z = {_signed(z)}**.")
     root_player = game.to_move(trace.root_state)
     for_root = view.leaf_value * (1 if (view.path.size - 1) % 2 == 0 else -1)
-    values = ", ".join(f"{v:+.0f}" for v in view.backed_up)
+    values = ", ".join(_signed(v) for v in view.backed_up)
     return (f"**Back up.** Every node on the path gets N + 1 and W + its own player's result: "
             f"from the root down, {values} (the sign flips at each level because the players "
-            f"alternate). Seen by {root_player}, to move at the root, it is **{for_root:+.0f}** "
-            f"everywhere on the path: that is what the amber labels show.")
+            f"alternate). Seen by {root_player}, to move at the root, it is "
+            f"**{_signed(for_root)}** everywhere on the path: the amber labels.")
 
 
 def root_board(game: TicTacToe, trace: SearchTrace, solution: Solution, *,
@@ -560,7 +565,7 @@ def root_board(game: TicTacToe, trace: SearchTrace, solution: Solution, *,
     return board_figure(
         game.text(trace.root_state),
         shade=dict(zip(moves, share.tolist(), strict=True)),
-        notes={a: f"<br><br><br>N {n} · Q {q + 0.0:+.2f}"
+        notes={a: f"N {n}<br>Q {q + 0.0:+.2f}"
                for a, n, q in zip(moves, summary.visits.tolist(), summary.q.tolist(),
                                   strict=True)},
         outline=solution.optimal_moves(trace.root_state), height=height,
