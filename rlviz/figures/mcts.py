@@ -199,28 +199,35 @@ def tree_figure(
     for d in _traces(trace, layout, hover, row, shown, path, new):
         fig.add_trace(d)
 
+    # Two phase-specific traces, always present (empty when unused) so that the animation's
+    # frames can clear them: the playout's dotted line, and text (the result or back-ups).
     slot = {int(n): i for i, n in enumerate(layout.nodes)}
     leaf = int(view.path[-1])
+    line_x: list = []
+    line_y: list = []
+    text_x: list = []
+    text_y: list = []
+    words: list[str] = []
     if phase == "simulate" and leaf in slot:
-        x0, y0 = layout.x[slot[leaf]], layout.y[slot[leaf]]
+        x0, y0 = float(layout.x[slot[leaf]]), float(layout.y[slot[leaf]])
         n_moves = int(view.rollout.size)
         if n_moves:
-            ys = y0 - np.linspace(0, 0.9, n_moves + 1)
-            xs = x0 + 0.15 * np.r_[0, np.where(np.arange(n_moves) % 2 == 0, 1, -1)]
-            fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip",
-                                     line=dict(color=PATH, width=2, dash="dot"),
-                                     showlegend=False, name="playout"))
-        fig.add_annotation(x=x0, y=y0 - (0.95 if n_moves else 0.25),
-                           text=_result_text(game, trace, view), showarrow=False,
-                           font=dict(size=12, color=PATH), yanchor="top")
+            line_y = (y0 - np.linspace(0, 0.9, n_moves + 1)).tolist()
+            line_x = (x0 + 0.15 * np.r_[0, np.where(np.arange(n_moves) % 2 == 0, 1, -1)]).tolist()
+        text_x, text_y = [x0], [y0 - (1.1 if n_moves else 0.3)]
+        words = [_result_text(game, trace, view)]
     if phase == "backup":
         for_root = view.leaf_value * (1.0 if (view.path.size - 1) % 2 == 0 else -1.0)
         px, py = _path_xy(layout, view.path)
-        fig.add_trace(go.Scatter(
-            x=px + 0.3, y=py + 0.12, mode="text", text=[_signed(for_root)] * px.size,
-            textposition="middle right", textfont=dict(size=13, color=PATH),
-            hoverinfo="skip", showlegend=False, name="backed up",
-        ))
+        text_x, text_y = (px + 0.3).tolist(), (py + 0.12).tolist()
+        words = [_signed(for_root)] * px.size
+    fig.add_trace(dict(type="scatter", x=line_x, y=line_y, mode="lines", hoverinfo="skip",
+                       line=dict(color=PATH, width=2, dash="dot"), showlegend=False,
+                       name="playout"))
+    fig.add_trace(dict(type="scatter", x=text_x, y=text_y, mode="text", text=words,
+                       textposition="middle right" if phase == "backup" else "middle center",
+                       textfont=dict(size=13, color=PATH), hoverinfo="skip", showlegend=False,
+                       name="phase notes"))
 
     root_player = game.to_move(trace.root_state)
     depth_max = min(max_depth, int(trace.tree.depth.max()))
@@ -271,18 +278,19 @@ def _animate(fig: go.Figure, game: TicTacToe, trace: SearchTrace, growth: TreeLa
         row = growth.moment(t)
         path = trace.path[t - 1, : trace.path_length[t - 1]]
         data = _traces(trace, growth, hover, row, growth.shown[row], path, NO_NODE)
+        data += [dict(type="scatter", x=[], y=[]), dict(type="scatter", x=[], y=[], text=[])]
         title = (f"Growth · after iteration {t} of {trace.iterations} · "
                  f"{int(growth.shown[row].sum())} of {growth.n_nodes[row]} nodes drawn")
-        frames.append(dict(data=data, traces=[0, 1, 2, 3], name=str(t),
+        frames.append(dict(data=data, traces=[0, 1, 2, 3, 4, 5], name=str(t),
                            layout=dict(title=dict(text=title),
                                        xaxis=dict(range=_x_range(growth)))))
     fig.frames = frames  # plain dicts: validated once here, not twice
     still = dict(frame=dict(duration=0, redraw=True), mode="immediate",
                  transition=dict(duration=0))
     fig.update_layout(
-        margin=dict(b=80),
+        margin=dict(b=110),
         updatemenus=[dict(
-            type="buttons", direction="left", x=1.0, y=1.0, xanchor="right", yanchor="bottom",
+            type="buttons", direction="left", x=0.0, y=-0.01, xanchor="left", yanchor="top",
             showactive=False, pad=dict(t=0, r=6),
             buttons=[
                 dict(label="▶ Play growth", method="animate",
@@ -292,7 +300,7 @@ def _animate(fig: go.Figure, game: TicTacToe, trace: SearchTrace, growth: TreeLa
             ],
         )],
         sliders=[dict(
-            active=len(moments) - 1, x=0.0, len=1.0, y=-0.01, yanchor="top", pad=dict(t=0),
+            active=len(moments) - 1, x=0.0, len=1.0, y=-0.09, yanchor="top", pad=dict(t=0),
             currentvalue=dict(visible=False), font=dict(size=10),
             steps=[dict(label=str(t), method="animate", args=[[str(t)], still])
                    for t in moments],
