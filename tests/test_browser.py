@@ -34,26 +34,33 @@ def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
     settle(page)
     page.locator('[data-testid="stSidebarNav"]').get_by_text(info.title, exact=True).click()
     page.wait_for_url(f"**/{info.url_path}**")
+    # The new page's first run may not have begun yet, when there is nothing left to settle.
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=60_000)
     settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
 
-    # Listen for the next redraw of any chart, then nudge the first sidebar slider.
+    # Listen for the next redraw of any chart, then nudge the first sidebar slider. A chart
+    # whose figure changed is remounted (Streamlit's element id hashes the spec), so a new,
+    # drawn chart element counts as a redraw too.
     page.evaluate("""() => {
         window.__redrawn = false;
         for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+            gd.__rlvizSeen = true;
             gd.on('plotly_afterplot', () => { window.__redrawn = true; });
         }
     }""")
-    slider = page.locator('[data-testid="stSidebar"] [role="slider"]').first
-    before = slider.get_attribute("aria-valuenow")
+    # Streamlit's sliders are <input type="range">: the slider role is implicit, not an
+    # attribute, so find them by role rather than by a [role=slider] selector.
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
+    before = slider.input_value()
     slider.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => window.__redrawn === true", timeout=60_000)
+    page.wait_for_function("""() => window.__redrawn === true
+        || Array.from(document.querySelectorAll('.js-plotly-plot'))
+             .some(gd => !gd.__rlvizSeen && gd.querySelector('.main-svg'))""", timeout=60_000)
     settle(page)
-    after = page.locator('[data-testid="stSidebar"] [role="slider"]').first.get_attribute(
-        "aria-valuenow"
-    )
+    after = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first.input_value()
     assert after != before
     assert "?" in page.url  # the link now carries the changed value
     assert page.locator('[data-testid="stException"]').count() == 0
