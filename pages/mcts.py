@@ -68,6 +68,20 @@ with ui.page("mcts", intro=(
                                       on_click=set_board, args=(preset.board,), width="stretch",
                                       help=preset.lesson)
 
+    st.subheader("The search tree", anchor=False)
+    it_key, end_key = page.key("iteration"), page.key("_end")
+    if it_key in st.session_state:  # keep the scrubber's place when its range changes,
+        now = st.session_state[it_key]  # and stay at the end if it was there
+        end = now == st.session_state.get(end_key)
+        st.session_state[it_key] = p.simulations if end else min(now, p.simulations)
+    st.session_state[end_key] = p.simulations
+    step_col, phase_col = st.columns([3, 2], vertical_alignment="bottom")
+    v = page.controls([ui.IntSlider(name="iteration", label="Iteration to take apart", min=1,
+                                    max=p.simulations, value=p.simulations)],
+                      container=step_col)
+    ph = page.controls([ui.Choice(name="phase", label="Phase", options=list(figs.PHASES),
+                                  value="backup", labels=figs.PHASE_LABELS, widget="segmented")],
+                       container=phase_col)
     prior = q.prior if p.rule == "puct" else "uniform"
     trace = run(b.board, p.simulations, p.c, p.rule, prior, q.seed)
     root, summary = trace.root_state, trace.summary()
@@ -95,20 +109,6 @@ with ui.page("mcts", intro=(
         st.caption("★ the move search plays (most visits). Exact: the move's minimax value "
                    "with best play, ✓ when it is optimal.")
 
-    st.subheader("The search tree", anchor=False)
-    it_key, end_key = page.key("iteration"), page.key("_end")
-    if it_key in st.session_state:  # keep the scrubber's place when its range changes,
-        now = st.session_state[it_key]  # and stay at the end if it was there
-        end = now == st.session_state.get(end_key)
-        st.session_state[it_key] = trace.iterations if end else min(now, trace.iterations)
-    st.session_state[end_key] = trace.iterations
-    step_col, phase_col = st.columns([3, 2], vertical_alignment="bottom")
-    v = page.controls([ui.IntSlider(name="iteration", label="Iteration to take apart", min=1,
-                                    max=trace.iterations, value=trace.iterations)],
-                      container=step_col)
-    ph = page.controls([ui.Choice(name="phase", label="Phase", options=list(figs.PHASES),
-                                  value="backup", labels=figs.PHASE_LABELS, widget="segmented")],
-                       container=phase_col)
     view = mcts.iteration_view(trace, v.iteration)
     tree_fig = figs.tree_figure(GAME, trace, view, phase=ph.phase, max_depth=q.depth,
                                 top_k=q.top_k)
@@ -160,6 +160,8 @@ with ui.page("mcts", intro=(
         ui.Check("tic-tac-toe positions reachable from the empty board",
                  value=GAME.table.n_states, reference=5478, tol=0, fmt=".0f",
                  source="the game's known count"),
+        ui.Check("distinct games of tic-tac-toe", value=GAME.games["games"],
+                 reference=255_168, tol=0, fmt=".0f", source="the game's known count"),
         ui.Check("exact value of the empty board (0 = draw)", value=int(SOLUTION.value[0]),
                  reference=0, tol=0, fmt=".0f", source="tic-tac-toe is a draw"),
     ])

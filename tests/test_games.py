@@ -5,7 +5,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from rlviz.games import PRESETS, TICTACTOE, GameTable, build_table, solve
+from rlviz.games import PRESETS, TICTACTOE, GameTable, build_table, count_games, solve
 from rlviz.games.tictactoe import LINES, MOVE_NAMES, click, decode, encode, normalise, winner
 
 TABLE = TICTACTOE.table
@@ -53,6 +53,9 @@ def test_table_counts_the_known_number_of_games_and_results():
     assert ways[x_won].sum() == 131_184
     assert ways[won & ~x_won].sum() == 77_904
     assert ways[ended & ~won].sum() == 46_080
+    assert TICTACTOE.games == {"games": 255_168, "first_wins": 131_184,
+                               "second_wins": 77_904, "draws": 46_080}
+    assert count_games(TABLE) == TICTACTOE.games
 
 
 def test_positions_are_numbered_by_plies_and_moves_add_one_mark():

@@ -151,3 +151,10 @@ def test_a_misleading_prior_shows_a_failing_badge_not_an_error():
     assert_healthy(at)
     assert badge(at) == "differs"
     assert any("loss in 4" in t for t in shown_text(at))
+
+
+def test_a_bad_board_keeps_the_rest_of_the_link():
+    at = run_page(PAGE, query={"board": "oo.......", "iteration": "5", "phase": "select"})
+    assert any("X moves first" in e.value for e in at.error)
+    assert not any("does not use" in w.value for w in at.warning)
+    assert dict(at.query_params) == {"board": "oo.......", "iteration": "5", "phase": "select"}

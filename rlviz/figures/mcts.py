@@ -504,7 +504,8 @@ def path_table(game: TicTacToe, trace: SearchTrace, view: IterationView) -> pd.D
             "bonus": "∞ (untried)" if np.isinf(step.bonus[k]) else f"{step.bonus[k]:.3f}",
             "score": _score_text(step.score[k]),
             "best other": "–" if alt is None else game.table.move_names[step.moves[alt]],
-            "its score": "–" if alt is None else _score_text(step.score[alt]),
+            "its score": "–" if alt is None else _score_text(step.score[alt]) + (
+                " (tie)" if step.score[alt] == step.score[k] else ""),
         })
     return pd.DataFrame(rows)
 
@@ -530,7 +531,8 @@ def phase_story(game: TicTacToe, trace: SearchTrace, view: IterationView, phase:
         walk = " → ".join(moves) if moves else "(none)"
         return (f"**Select.** From the root, take the move with the highest {rule} score at "
                 f"each node until a move has no node yet: **{walk}**. The table lists, for each "
-                "step, the move taken, its score and the best alternative.")
+                "step, the move taken, its score and the best alternative; ties are broken at "
+                "random (from the seed).")
     if phase == "expand":
         if view.expanded == NO_NODE:
             return ("**Expand.** The path ended in a finished game already in the tree, so "

@@ -1,6 +1,6 @@
 """Small two-player games as explicit tables, solved exactly (tic-tac-toe)."""
 
-from rlviz.games.base import Game, GameTable, Solution, build_table, solve
+from rlviz.games.base import Game, GameTable, Solution, build_table, count_games, solve
 from rlviz.games.tictactoe import PRESETS, TICTACTOE, Preset, TicTacToe
 
 __all__ = [
@@ -12,5 +12,6 @@ __all__ = [
     "Solution",
     "TicTacToe",
     "build_table",
+    "count_games",
     "solve",
 ]

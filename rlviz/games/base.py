@@ -21,7 +21,7 @@ from typing import ClassVar, Protocol
 
 import numpy as np
 
-__all__ = ["Game", "GameTable", "Solution", "build_table", "solve"]
+__all__ = ["Game", "GameTable", "Solution", "build_table", "count_games", "solve"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,6 +112,32 @@ class GameTable:
             moves.append(legal)
             nexts.append(tuple(row[a] for a in legal))
         return moves, nexts, self.outcome.tolist()
+
+
+def count_games(table: GameTable) -> dict[str, int]:
+    """Count the distinct games (move sequences from the start to a finished position).
+
+    ``ways(start) = 1`` and ``ways(s') = sum of ways(s)`` over the moves ``s -> s'``, computed
+    one ply layer at a time; a game ends in each finished position once per way of reaching it.
+
+    Returns:
+        ``{"games", "first_wins", "second_wins", "draws"}``.
+    """
+    ways = np.zeros(table.n_states, dtype=np.int64)
+    ways[table.START] = 1
+    s, a = np.nonzero(table.legal)
+    for ply in range(table.max_plies):
+        here = table.plies[s] == ply
+        np.add.at(ways, table.next_state[s[here], a[here]], ways[s[here]])
+    ended = table.terminal
+    won = ended & (table.outcome == -1)
+    first_won = won & (table.plies % 2 == 1)  # the first player made the last move
+    return {
+        "games": int(ways[ended].sum()),
+        "first_wins": int(ways[first_won].sum()),
+        "second_wins": int(ways[won & ~first_won].sum()),
+        "draws": int(ways[ended & ~won].sum()),
+    }
 
 
 class Game(Protocol):

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from rlviz.games.base import GameTable, Solution, build_table, solve
+from rlviz.games.base import GameTable, Solution, build_table, count_games, solve
 
 __all__ = [
     "CELLS",
@@ -198,6 +198,11 @@ class TicTacToe:
     def solution(self) -> Solution:
         """The exact value of every position and move (memoised negamax)."""
         return solve(self.table)
+
+    @cached_property
+    def games(self) -> dict[str, int]:
+        """Distinct games and how they end (``rlviz.games.count_games``)."""
+        return count_games(self.table)
 
     def check(self, text: str) -> str:
         """Check that a board can arise in a game; return its normalised text.
