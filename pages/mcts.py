@@ -118,6 +118,8 @@ with ui.page("mcts", intro=(
         st.markdown(figs.phase_story(GAME, trace, view, ph.phase))
         if ph.phase == "select" and view.steps:
             st.dataframe(figs.path_table(GAME, trace, view), hide_index=True)
+            with st.expander("Every move's score at the root"):
+                st.dataframe(figs.selection_table(GAME, view.steps[0]), hide_index=True)
     with detail:
         leaf = int(view.path[-1])
         leaf_board = GAME.text(int(trace.tree.state[leaf]))

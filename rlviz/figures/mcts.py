@@ -465,19 +465,18 @@ def root_table(game: TicTacToe, trace: SearchTrace, solution: Solution,
     return pd.DataFrame(rows)
 
 
-def selection_table(game: TicTacToe, step: SelectionStep, rule: str) -> pd.DataFrame:
+def selection_table(game: TicTacToe, step: SelectionStep) -> pd.DataFrame:
     """The scores behind one selection: each move's N, Q, exploration bonus and total."""
-    untried_word = "untried: ∞" if rule == "uct" else None
     rows = []
     for a, n, q, b, s in zip(step.moves, step.visits, step.q, step.bonus, step.score,
                              strict=True):
-        bonus = untried_word if np.isinf(b) else f"{b:.3f}"
+        bonus = "∞ (untried)" if np.isinf(b) else f"{b:.3f}"
         rows.append({
             "move": game.table.move_names[a],
             "N(s,a)": int(n),
-            "Q(s,a)": f"{q:+.3f}" if n else "–",
+            "Q(s,a)": f"{q + 0.0:+.3f}" if n else "–",
             "bonus": bonus,
-            "score": "∞" if np.isinf(s) else f"{s:+.3f}",
+            "score": _score_text(s),
             "taken": "◀" if int(a) == step.chosen else "",
         })
     return pd.DataFrame(rows)
