@@ -1089,10 +1089,17 @@ class RolloutCheck:
 
     @property
     def return_halfwidth(self) -> float:
-        """Half-width of the 99% normal confidence interval of the mean return."""
+        """Half-width of a 99% confidence interval of the mean return.
+
+        The normal interval ``2.576 s / sqrt(N)``, but never narrower than the "rule of three"
+        allowance ``ln(100) max|G| / N``: when every episode returned the same (all reached the
+        goal, say), an outcome not yet seen may still have a probability up to ``ln(100) / N``.
+        """
         if self.episodes < 2:
             return math.inf
-        return float(Z_99 * self.returns.std(ddof=1) / math.sqrt(self.episodes))
+        normal = Z_99 * self.returns.std(ddof=1) / math.sqrt(self.episodes)
+        unseen = math.log(100) * float(np.abs(self.returns).max()) / self.episodes
+        return float(max(normal, unseen))
 
     @property
     def success_rate(self) -> float:

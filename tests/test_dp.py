@@ -475,6 +475,17 @@ def test_rollouts_are_reproducible_by_seed():
     assert not np.array_equal(a.lengths, c.lengths)
 
 
+def test_identical_returns_still_get_an_interval():
+    kwargs = dp.PROBLEMS["frozen_lake_4x4"].gym_kwargs(slip=0.0, step_reward=0, goal_reward=1)
+    # Down, down, right, down, right, right on ice that does not slip: the goal every time.
+    actions = [1, 2, 1, 0, 1, 0, 1, 0, 2, 1, 1, 0, 0, 2, 2, 0]
+    check = dp.greedy_rollouts("FrozenLake-v1", kwargs, actions, gamma=0.9, episodes=100,
+                               seed=0)
+    np.testing.assert_allclose(check.returns, 0.9**5, rtol=1e-12)
+    assert check.returns.std() == 0 and check.success_rate == 1.0
+    assert check.return_halfwidth == pytest.approx(math.log(100) * 0.9**5 / 100)
+
+
 def test_a_policy_that_never_finishes_is_cut_off_and_bounded():
     kwargs = dp.PROBLEMS["frozen_lake_4x4"].gym_kwargs(slip=0.0, step_reward=0, goal_reward=1)
     # Always "left" from the start on ice that does not slip: it never moves.
@@ -521,7 +532,8 @@ def test_convergence_and_other_figures_show_their_markers():
     assert "γ<sup>k</sup> bound" in names and "θ = 1e-06" in names and "values within θ" in names
     texts = " ".join(a.text for a in fig.layout.annotations)
     assert f"greedy policy final from sweep {trace.policy_last_changed}" in texts
-    assert "improve: 14" in texts
+    improved = next(t for t in fig.data if t.name.startswith("policy improved"))
+    assert improved.x[0] == trace.cycle_end[0] + 0.5
     assert len(figs.cycles_figure(trace).data) == 2
     curve = dp.sweeps_by_gamma(mdp, (0.5, 0.9, 1.0), algorithm="value_iteration", theta=1e-6)
     gamma_fig = figs.gamma_figure(curve, gamma=0.9, sweeps=curve.synchronous[1])

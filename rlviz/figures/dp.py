@@ -12,6 +12,7 @@ from rlviz.figures.theme import INK, MUTED, TEMPLATE, color, figure, hex_to_rgba
 from rlviz.mdp import TabularMDP
 
 __all__ = [
+    "EQUATIONS",
     "convergence_figure",
     "cycles_figure",
     "frame_sweeps",
@@ -21,11 +22,26 @@ __all__ = [
 ]
 
 MAX_FRAMES = 60
-LABELS = {
-    "policy_evaluation": "policy evaluation",
-    "value_iteration": "value iteration",
-    "policy_iteration": "policy iteration",
-}
+EQUATIONS: list[tuple[str, str]] = [
+    ("Policy evaluation backs up the expected value under π (Sutton & Barto, eq. 4.5):",
+     r"V_{k+1}(s)=\sum_a \pi(a|s)\Big[r(s,a)+\gamma\sum_{s'}p(s'|s,a)\,V_k(s')\Big]"),
+    ("Value iteration backs up the best action (eq. 4.10):",
+     r"V_{k+1}(s)=\max_a \Big[r(s,a)+\gamma\sum_{s'}p(s'|s,a)\,V_k(s')\Big]"),
+    ("Policy iteration alternates evaluation with greedy improvement (section 4.3):",
+     r"\pi'(s)=\arg\max_a \Big[r(s,a)+\gamma\sum_{s'}p(s'|s,a)\,v_\pi(s')\Big]"),
+    ("Both backups are γ-contractions, so each sweep shrinks the change, and stopping at "
+     "Δ < θ leaves a small error:",
+     r"\|V_{k+1}-V_k\|_\infty \le \gamma\,\|V_k-V_{k-1}\|_\infty ,\qquad "
+     r"\|V_{k+1}-V_*\|_\infty \le \frac{\gamma}{1-\gamma}\,\|V_{k+1}-V_k\|_\infty"),
+    ("In place, state s already reads this sweep's values of the states before it:",
+     r"V(s) \leftarrow \max_a \Big[r(s,a)+\gamma\!\!\sum_{s'<s}\!p\,V_{k+1}(s')+\gamma\!\!"
+     r"\sum_{s'\ge s}\!p\,V_k(s')\Big]"),
+    ("The check of this run, valid for γ = 1 too (the horizon is the expected number of "
+     "discounted steps to the end):",
+     r"\|V-v_\pi\|_\infty \le \max_s \mathbb{E}_\pi\Big[\sum_t \gamma^t\Big]\;"
+     r"\|T_\pi V - V\|_\infty"),
+]
+"""Captions and LaTeX of the dynamic-programming page's equations panel."""
 
 
 def frame_sweeps(n_sweeps: int, *, include: tuple[int, ...] = (), limit: int = MAX_FRAMES
@@ -105,7 +121,7 @@ def sweep_figure(
     k_max = trace.n_sweeps
     sweep = int(np.clip(sweep, 0, k_max))
     n_rows, n_cols = grid.shape
-    labelled = n_rows * n_cols <= ANNOTATE_MAX_CELLS
+    labelled = n_rows * n_cols <= ANNOTATE_MAX_CELLS and n_cols <= 12  # numbers must fit
     zrange = _value_range(mdp, trace)
     fig = grid_figure(
         grid, values=trace.values[sweep], policy=np.zeros_like(trace.greedy[sweep]),
@@ -242,13 +258,18 @@ def convergence_figure(trace: SweepTrace, *, sweep: int | None = None) -> go.Fig
         fig.add_annotation(x=first, y=np.log10(floor * 10), text="change exactly 0",
                            showarrow=True, arrowhead=2, ax=0, ay=-30,
                            font=dict(size=11, color=MUTED))
-    if isinstance(trace, PolicyIterationTrace):
-        for end, changes in zip(trace.cycle_end[:-1], trace.policy_changes[:-1], strict=True):
-            fig.add_vline(x=int(end) + 0.5, line=dict(color=color("policy_iteration"),
-                                                      dash="dot", width=1))
-            fig.add_annotation(x=int(end) + 0.5, y=1.0, yref="paper", yanchor="bottom",
-                               text=f"improve: {changes}", showarrow=False,
-                               font=dict(size=10, color=color("policy_iteration")))
+    if isinstance(trace, PolicyIterationTrace) and trace.n_cycles > 1:
+        top = float(np.nanmax(shown)) if np.isfinite(shown).any() else 1.0
+        xs: list[float | None] = []
+        ys: list[float | None] = []
+        for end in trace.cycle_end[:-1]:
+            xs += [int(end) + 0.5, int(end) + 0.5, None]
+            ys += [floor, top * 10, None]
+        fig.add_trace(go.Scatter(
+            x=xs, y=ys, mode="lines", name="policy improved (then evaluated again)",
+            line=dict(color=color("policy_iteration"), dash="dot", width=1),
+            hoverinfo="skip",
+        ))
     if trace.policy_last_changed > 0:
         fig.add_vline(x=trace.policy_last_changed, line=dict(color=INK, width=1.5))
         fig.add_annotation(
@@ -297,7 +318,7 @@ def gamma_figure(curve: GammaSweeps, *, gamma: float | None = None,
     fig = figure(
         xaxis=dict(title=dict(text="discount γ (spaced by the horizon 1 / (1 − γ))"),
                    tickvals=x, ticktext=ticks, showgrid=False),
-        yaxis=dict(title=dict(text="sweeps"), type="log"),
+        yaxis=dict(title=dict(text="sweeps"), type="log", dtick="D2"),
         height=380, margin=dict(l=60, r=20, t=40, b=60),
     )
     bound = np.where(np.isfinite(curve.bound), curve.bound, np.nan)
@@ -356,7 +377,7 @@ def cycles_figure(trace: PolicyIterationTrace) -> go.Figure:
     sweeps = trace.cycle_end - trace.cycle_start
     changes = trace.policy_changes
     done = changes != NOT_IMPROVED
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.2,
                         subplot_titles=("evaluation sweeps", "actions changed by the improvement"))
     fig.update_layout(template=TEMPLATE, height=380, showlegend=False,
                       margin=dict(l=60, r=20, t=40, b=50))
@@ -372,7 +393,8 @@ def cycles_figure(trace: PolicyIterationTrace) -> go.Figure:
         fig.add_annotation(x=c, y=0, row=2, col=1, text="stopped", showarrow=False,
                            yanchor="bottom", font=dict(size=11, color=MUTED))
     fig.update_xaxes(title_text="cycle", dtick=1, row=2, col=1)
-    fig.update_yaxes(rangemode="tozero")
+    fig.update_yaxes(rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(range=[0, max(int(changes.max(initial=0)), 1) * 1.3], row=2, col=1)
     return fig
 
 
@@ -415,4 +437,8 @@ def rollout_figure(check: RolloutCheck, value: float) -> go.Figure:
     fig.add_hline(y=value, line=dict(color=INK, dash="dash", width=1.5),
                   annotation_text=f"V(start) = {value:.4f}",
                   annotation_position="top left", annotation_font=dict(size=11))
+    low = min(float((mean - half)[start:].min()), value)
+    high = max(float((mean + half)[start:].max()), value)
+    pad = max(0.08 * (high - low), 0.01 * max(abs(low), abs(high), 1e-3))
+    fig.update_yaxes(range=[low - pad, high + pad])
     return fig
