@@ -19,6 +19,17 @@ INTRO = (
     "values spread out from the rewards, and notice that the greedy arrows settle long before "
     "the numbers do. Move γ to see how far the future reaches and how many sweeps it costs."
 )
+READ_IT = (
+    "**The grid** shows the values V_k after sweep k (red below zero, blue above, one colour "
+    "scale for every sweep) and the actions greedy with respect to them; several arrows in a "
+    "cell are ties. ▶ plays the sweeps; the slider above picks one and goes into the link. "
+    "**The log plot** shows the largest change of each sweep: for γ < 1 it stays under the "
+    "dotted γ^k line, because the backup is a contraction. The black line marks the last "
+    "sweep that changed the greedy policy; the star, the sweep whose change fell below θ. "
+    "**Sweeps against γ**: how many sweeps each γ needs, synchronous and in place, beside "
+    "what the contraction alone guarantees (dotted) and the sweep from which the greedy "
+    "policy was already final (dashed)."
+)
 
 
 def load_standard_settings() -> None:
@@ -127,10 +138,12 @@ with ui.page(SLUG, intro=INTRO) as page:
         gamma_fig = figs.gamma_figure(curve, gamma=p.gamma, sweeps=trace.n_sweeps,
                                       in_place=p.in_place)
         ui.chart(gamma_fig, key=f"{SLUG}.chart.gamma")
-    if p.algorithm == "policy_iteration":
-        with right:
+    with right:
+        if p.algorithm == "policy_iteration":
             page.section("Policy iteration's cycles")
             ui.chart(figs.cycles_figure(trace), key=f"{SLUG}.chart.cycles")
+        else:
+            page.read_it(READ_IT)
 
     checks = []
     if problem.frozen_lake:
@@ -162,15 +175,8 @@ with ui.page(SLUG, intro=INTRO) as page:
                 value=check.mean_return, reference=float(best_exact.exact[start]),
                 tol=check.return_halfwidth + 1e-9, source="99% confidence interval"))
 
-    page.read_it(
-        "**The grid** shows the values V_k after sweep k (red below zero, blue above, one colour "
-        "scale for every sweep) and the actions greedy with respect to them; several arrows in a "
-        "cell are ties. ▶ plays the sweeps; the slider above picks one and goes into the link. "
-        "**The log plot** shows the largest change of each sweep: for γ < 1 it stays under the "
-        "dotted γ^k line, because the backup is a contraction. The black line marks the last "
-        "sweep that changed the greedy policy; the star, the sweep whose change fell below θ. "
-        "**Below**, the sweeps needed at each γ, synchronous and in place, and the sweep from "
-        "which the greedy policy was already final.")
+    if p.algorithm == "policy_iteration":
+        page.read_it(READ_IT)
     page.try_this([
         "On the 4×4 grid, predict the first sweep whose greedy arrows are already optimal. "
         "Scrub the sweep slider, then compare with the black line (the book says k = 3).",
