@@ -180,8 +180,8 @@ with ui.page(SLUG, intro=INTRO) as page:
     page.try_this([
         "On the 4×4 grid, predict the first sweep whose greedy arrows are already optimal. "
         "Scrub the sweep slider, then compare with the black line (the book says k = 3).",
-        "Pick *Corridor* with value iteration. At γ = 0.9, how many cells left of the goal "
-        "still see more than 0.1 of its reward? Predict, then move γ to 0.5 and 0.99.",
+        "Pick *Corridor* with value iteration. The start is 19 moves from the goal: predict "
+        "V(start) at γ = 0.9, and how many cells stay visibly blue at γ = 0.5. Then move γ.",
         "Switch on in-place sweeps on the 4×4 grid, then on *Corridor*, whose goal is at the "
         "right end. Why does reading the states row by row help one and not the other?",
     ])
@@ -208,6 +208,6 @@ with ui.page(SLUG, intro=INTRO) as page:
                 dp.evaluation_error_bound)
     page.export(
         figures={"sweeps": sweeps_fig, "convergence": conv_fig, "sweeps_by_gamma": gamma_fig},
-        data={name: pd.DataFrame(cols) for name, cols in dp.trace_tables(mdp, trace).items()},
+        data={name: pd.DataFrame(table) for name, table in dp.trace_tables(mdp, trace).items()},
         settings=page.settings,
     )

@@ -21,7 +21,7 @@ __all__ = [
     "sweep_figure",
 ]
 
-MAX_FRAMES = 60
+MAX_FRAMES = 40
 EQUATIONS: list[tuple[str, str]] = [
     ("Policy evaluation backs up the expected value under π (Sutton & Barto, eq. 4.5):",
      r"V_{k+1}(s)=\sum_a \pi(a|s)\Big[r(s,a)+\gamma\sum_{s'}p(s'|s,a)\,V_k(s')\Big]"),
@@ -159,11 +159,12 @@ def sweep_figure(
         z = grid.to_grid(trace.values[k])
         z[masked] = np.nan
         x, y, sizes = _arrows(grid, trace.greedy[k], skip, labelled=labelled)
-        data = [go.Heatmap(z=z), go.Scatter(x=x, y=y, marker=dict(size=sizes))]
+        # Plain dicts: plotly validates them once, where graph objects would be built twice.
+        data = [dict(type="heatmap", z=z), dict(type="scatter", x=x, y=y, marker=dict(size=sizes))]
         if labelled:
             text, ink = _labels(trace.values[k], ~skip, zrange[1], fmt)
-            data.append(go.Scatter(text=text, textfont=dict(color=ink)))
-        frames.append(go.Frame(name=str(k), data=data, traces=traces))
+            data.append(dict(type="scatter", text=text, textfont=dict(color=ink)))
+        frames.append(dict(name=str(k), data=data, traces=traces))
     fig.frames = frames
     play = dict(frame=dict(duration=350, redraw=True), transition=dict(duration=0),
                 fromcurrent=True, mode="immediate")
