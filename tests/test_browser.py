@@ -34,26 +34,34 @@ def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
     settle(page)
     page.locator('[data-testid="stSidebarNav"]').get_by_text(info.title, exact=True).click()
     page.wait_for_url(f"**/{info.url_path}**")
+    # Until the new page's run starts nothing is drawn, so settle() would pass at once.
+    page.get_by_role("heading", name=info.title, exact=True).wait_for(timeout=60_000)
     settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
 
-    # Listen for the next redraw of any chart, then nudge the first sidebar slider.
+    # Listen for the next redraw of any chart, then nudge the first sidebar slider. Streamlit
+    # remounts a chart whose figure changed (its element id hashes the spec), so a freshly
+    # drawn plot counts as a redraw too.
     page.evaluate("""() => {
         window.__redrawn = false;
-        for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+        window.__before = new Set(document.querySelectorAll('.js-plotly-plot'));
+        for (const gd of window.__before) {
             gd.on('plotly_afterplot', () => { window.__redrawn = true; });
         }
     }""")
-    slider = page.locator('[data-testid="stSidebar"] [role="slider"]').first
-    before = slider.get_attribute("aria-valuenow")
+    redrawn = """() => window.__redrawn || Array.from(
+        document.querySelectorAll('.js-plotly-plot')).some(
+            gd => !window.__before.has(gd) && gd.querySelector('.main-svg'))"""
+    # Streamlit's sliders are <input type="range">: their role is implicit, so match it the
+    # accessible way (a CSS [role="slider"] finds nothing) and read the input's value.
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
+    before = slider.input_value()
     slider.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => window.__redrawn === true", timeout=60_000)
+    page.wait_for_function(redrawn, timeout=60_000)
     settle(page)
-    after = page.locator('[data-testid="stSidebar"] [role="slider"]').first.get_attribute(
-        "aria-valuenow"
-    )
+    after = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first.input_value()
     assert after != before
     assert "?" in page.url  # the link now carries the changed value
     assert page.locator('[data-testid="stException"]').count() == 0
