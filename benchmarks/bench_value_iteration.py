@@ -56,7 +56,7 @@ MDP = big_grid()
 @case("30x30 slippery grid, VI γ=0.99 θ=1e-6, full history", group="dp", budget=0.3,
       reference=lambda: loop_sweeps(MDP, gamma=GAMMA, theta=THETA, in_place=False,
                                     max_sweeps=10_000),
-      min_ratio=10)
+      min_ratio=10, reference_repeat=3)
 def vi_synchronous():
     return dp.value_iteration(MDP, gamma=GAMMA, theta=THETA)
 
@@ -64,7 +64,7 @@ def vi_synchronous():
 @case("30x30 slippery grid, VI in place, full history", group="dp", budget=0.3,
       reference=lambda: loop_sweeps(MDP, gamma=GAMMA, theta=THETA, in_place=True,
                                     max_sweeps=10_000),
-      min_ratio=5)
+      min_ratio=5, reference_repeat=3)
 def vi_in_place():
     return dp.value_iteration(MDP, gamma=GAMMA, theta=THETA, in_place=True)
 
