@@ -219,3 +219,36 @@ def test_a_control_whose_range_changes_keeps_its_value():
     at.slider(key="scrub.n").set_value(5).run()  # 7 is out of range now: back to the default
     assert at.slider(key="scrub.i").value == 0
     assert "i" not in at.query_params
+
+
+def _preset_app():
+    import streamlit as st
+
+    from rlviz import ui
+    from rlviz.ui.catalog import PageInfo
+
+    def preset():
+        st.session_state["demo.gamma"] = 0.5 if st.session_state["demo.env"] == "b" else 0.9
+
+    info = PageInfo(slug="demo", title="Preset", section="", icon=":material/science:",
+                    teaches="")
+    with ui.Page("demo", info=info) as page:
+        page.controls([
+            ui.Choice(name="env", label="Env", options=["a", "b"], value="a", on_change=preset),
+            ui.FloatSlider(name="gamma", label="γ", min=0.0, max=1.0, value=0.9),
+        ])
+
+
+def test_choice_on_change_can_set_other_controls_but_links_win():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_preset_app, default_timeout=30).run()
+    at.selectbox(key="demo.env").set_value("b").run()
+    assert at.slider(key="demo.gamma").value == 0.5
+    assert dict(at.query_params) == {"env": "b", "gamma": "0.5"}
+    # A link never triggers the callback: its values are restored as written.
+    linked = AppTest.from_function(_preset_app, default_timeout=30)
+    linked.query_params["env"] = "b"
+    linked.query_params["gamma"] = "0.75"
+    linked.run()
+    assert linked.slider(key="demo.gamma").value == 0.75

@@ -269,6 +269,9 @@ class Choice(Control):
     value: Any
     labels: Mapping[Any, str] | Callable[[Any], str] | None = None
     widget: str = "select"  # "select" | "radio" | "segmented"
+    on_change: Callable[[], None] | None = None
+    """Called when a person picks another option (not when a link sets it), before the rerun;
+    it may write other controls' values to ``st.session_state`` (e.g. a preset's settings)."""
 
     def __post_init__(self) -> None:
         if self.value not in self.options:
@@ -292,17 +295,18 @@ class Choice(Control):
         if self.widget == "radio":
             return st.radio(
                 self.label, self.options, format_func=fmt, key=key, help=self.help,
-                horizontal=True, disabled=self.disabled,
+                horizontal=True, disabled=self.disabled, on_change=self.on_change,
             )
         if self.widget == "segmented":
             value = st.segmented_control(
                 self.label, self.options, format_func=fmt, key=key, help=self.help,
                 selection_mode="single", disabled=self.disabled, required=True,
+                on_change=self.on_change,
             )
             return self.value if value is None else value
         return st.selectbox(
             self.label, self.options, format_func=fmt, key=key, help=self.help,
-            disabled=self.disabled,
+            disabled=self.disabled, on_change=self.on_change,
         )
 
 
