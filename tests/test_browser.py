@@ -65,3 +65,49 @@ def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
     assert "?" in page.url  # the link now carries the changed value
     assert page.locator('[data-testid="stException"]').count() == 0
     shoot(page, f"page-{info.slug}")
+
+
+def _a_link_worth_sharing(info):
+    """A link to ``info``'s page with its first slider moved off the default."""
+    from rlviz import ui
+    from rlviz.ui.chrome import DECLARED
+    from tests.conftest import run_page
+
+    run_page(info.file)
+    for name, control in DECLARED[info.slug].items():
+        if isinstance(control, ui.FloatSlider | ui.IntSlider):
+            value = control.max if control.default != control.max else control.min
+            return f"{name}={control.encode(value)}"
+    raise AssertionError(f"{info.slug} has no slider")
+
+
+@pytest.fixture
+def fresh_server():
+    from tests.conftest import free_port, start_server
+
+    port = free_port()
+    proc = start_server(port)
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.mark.skipif(not WRITTEN, reason="no page written yet")
+def test_a_shared_link_opened_first_on_a_fresh_server(fresh_server, browser_page):
+    """The first visitor of a new server arrives through a link: the page, its values and the
+    app's own navigation must all be there (not Streamlit's automatic list of files, nor a
+    "page not found" dialog)."""
+    info = WRITTEN[0]
+    assert info.url_path == info.slug  # Streamlit's automatic mode maps /<stem> to the file
+    query = _a_link_worth_sharing(info)
+    page = browser_page
+    page.goto(f"{fresh_server}/{info.url_path}?{query}")
+    page.get_by_role("heading", name=info.title, exact=True).wait_for(timeout=120_000)
+    settle(page)
+    nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+    assert "Home" in nav and info.title in nav
+    assert "app" not in nav.split() and info.slug not in nav.split()
+    assert page.get_by_text("Page not found").count() == 0
+    share = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last.inner_text()
+    assert query in share.replace("\n", "")
+    assert page.locator('[data-testid="stException"]').count() == 0

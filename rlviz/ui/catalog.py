@@ -47,8 +47,12 @@ class PageInfo:
 
     @property
     def url_path(self) -> str:
-        """The page's path in the browser."""
-        return self.slug.replace("_", "-")
+        """The page's path in the browser.
+
+        It is the file stem, so that a link resolves to this page even on a server whose first
+        visitor arrives through it (see ``rlviz.ui.navigation.leave_legacy_pages_mode``).
+        """
+        return self.slug
 
     @property
     def thumbnail(self) -> Path:

@@ -38,6 +38,7 @@ import streamlit as st
 from rlviz import __version__
 from rlviz.ui.catalog import PageInfo, page_info
 from rlviz.ui.controls import Control, Params, Section
+from rlviz.ui.navigation import leave_legacy_pages_mode
 
 __all__ = ["Check", "Page", "cached", "chart", "page"]
 
@@ -181,6 +182,7 @@ class Page:
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Page:
+        leave_legacy_pages_mode()
         st.set_page_config(
             page_title=f"{self.info.title} · rlviz", page_icon=self.info.icon, layout="wide"
         )
