@@ -109,7 +109,7 @@ def _check_finite(t: torch.Tensor, name: str) -> None:
 def _check_ratio(ratio: torch.Tensor) -> None:
     _check_finite(ratio, "the probability ratios")
     if ratio.numel() and not bool((ratio > 0).all()):
-        worst = float(ratio.min())
+        worst = float(ratio.detach().min())
         raise ValueError(
             f"a probability ratio π(a|s)/π_old(a|s) must be positive; got {worst:g}"
         )
@@ -893,9 +893,19 @@ class ToyResult:
         return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
 
 
+def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
+    """``log softmax`` over the last axis, as ``logits - logsumexp(logits)``.
+
+    Same values as ``torch.log_softmax`` to rounding, but made of reductions and elementwise ops
+    that stay on the calling thread for small tensors; ``torch.log_softmax`` hands even a
+    ``[3, 5]`` tensor to the intra-op thread pool, which on a busy CPU costs milliseconds a call.
+    """
+    return logits - torch.logsumexp(logits, dim=-1, keepdim=True)
+
+
 def _losses(theta, a_mb, adv_mb, logp_old_all, *, eps, beta):
     """The three methods' losses on one minibatch; row m of ``theta`` is method m's logits."""
-    logp_all = torch.log_softmax(theta, dim=-1)  # [M, K]
+    logp_all = _log_softmax(theta)  # [M, K]
     logp = logp_all[:, a_mb]  # [M, B]
     logp_old = logp_old_all[a_mb]  # [B]
     kl = categorical_kl(logp_old_all, logp_all[2]).expand(a_mb.numel())
@@ -910,7 +920,7 @@ def _losses(theta, a_mb, adv_mb, logp_old_all, *, eps, beta):
 def _measure(theta, actions, adv, logp_old_all, true_rewards, *, eps, beta):
     """Whole-batch diagnostics of every method: ratios, probabilities, KL, return, objective."""
     lo, hi = _clip_bounds(eps)
-    logp_all = torch.log_softmax(theta, dim=-1)  # [M, K]
+    logp_all = _log_softmax(theta)  # [M, K]
     log_r = logp_all[:, actions] - logp_old_all[actions]  # [M, N]
     ratio = torch.exp(log_r)
     probs = torch.exp(logp_all)
