@@ -454,14 +454,16 @@ class ValueLossSlice:
     grad: np.ndarray  # [G]
 
 
-def value_loss_slice(value, *, value_old: float, target: float, epsilon: float) -> ValueLossSlice:
+def value_loss_slice(value=None, *, value_old: float, target: float,
+                     epsilon: float) -> ValueLossSlice:
     r"""The per-sample clipped value loss over a grid of predictions, with its gradient.
 
     ``l(V) = 1/2 max((V - R)^2, (V_old + clip(V - V_old, -eps, eps) - R)^2)`` (the summand of
     ``clipped_value_loss``), each grid point treated as its own sample.
 
     Args:
-        value: ``[G]`` predictions ``V``.
+        value: ``[G]`` predictions ``V``; by default 401 points spanning ``V_old`` and ``R``
+            with a margin of ``max(|R - V_old|, 1)`` on each side.
         value_old: The old prediction ``V_old``.
         target: The value target ``R``.
         epsilon: Clip range for the value change, positive.
@@ -472,12 +474,18 @@ def value_loss_slice(value, *, value_old: float, target: float, epsilon: float) 
     Raises:
         ValueError: if ``epsilon`` is not positive or an input is not finite.
     """
+    if not (math.isfinite(value_old) and math.isfinite(target)):
+        raise ValueError("the old value and the target must be finite numbers")
+    if value is None:
+        low, high = min(value_old, target), max(value_old, target)
+        span = max(high - low, 1.0)
+        value = np.linspace(low - span, high + span, 401)
     eps = _check_value_epsilon(epsilon)
     v_np = np.array(value, dtype=np.float64)
     if v_np.ndim != 1 or v_np.size == 0:
         raise ValueError("the value grid must be a non-empty 1-D list of numbers")
-    if not (np.isfinite(v_np).all() and math.isfinite(value_old) and math.isfinite(target)):
-        raise ValueError("values and targets must be finite numbers")
+    if not np.isfinite(v_np).all():
+        raise ValueError("the value predictions must be finite numbers")
     v = torch.tensor(v_np, requires_grad=True)
     v_old = torch.full_like(v, float(value_old)).detach()
     ret = torch.full_like(v, float(target)).detach()
@@ -849,6 +857,10 @@ class ToyResult:
     def action_counts(self) -> np.ndarray:
         """``[K]`` how many samples of each action the batch holds."""
         return np.bincount(self.actions, minlength=self.true_rewards.size)
+
+    def action_ratios(self, method: str) -> np.ndarray:
+        """``[E+1, K]`` each action's ratio ``pi(a)/pi_old(a)`` (shared by all its samples)."""
+        return self.run(method).probs / self.old_probs
 
     @property
     def best_return(self) -> float:
