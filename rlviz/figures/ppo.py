@@ -34,6 +34,7 @@ UP, DOWN = DIVERGING[-1][1], DIVERGING[0][1]  # positive advantage blue, negativ
 FLAT = "#495057"
 BAND = "rgba(28,126,214,0.09)"
 POINT = "#fab005"
+MIN_LOG_RATIO = 1e-3
 ESTIMATORS = {"kl_exact": ("exact KL", INK, "solid"), "kl_k3": ("k3 estimate", "#0c8599", "dash"),
               "kl_k1": ("k1 estimate", "#e67700", "dot")}
 
@@ -295,7 +296,8 @@ def batch_on_surface(res: ToyResult, epoch: int, *, height: int = 360) -> go.Fig
     """Every sample of the batch at (r_i, A_i) after ``epoch`` epochs, over the flat regions."""
     runs = res.runs
     all_r = np.concatenate([r.ratios.ravel() for r in runs])
-    x_range = (min(float(all_r.min()), 1 - res.epsilon) * 0.85,
+    # Log axis: ratios that underflowed to (almost) zero fall off its left edge at 1e-3.
+    x_range = (max(min(float(all_r.min()), 1 - res.epsilon) * 0.85, MIN_LOG_RATIO),
                max(float(all_r.max()), 1 + res.epsilon) * 1.15)
     a_lim = float(np.abs(res.advantages).max()) * 1.1 or 1.0
     titles = [f"{LABELS[run.method]}: {run.flat_fraction[epoch]:.0%} flat, "
