@@ -74,8 +74,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
         m1, m2, m3 = st.columns(3)
         m1.metric("L(r, A)", f"{point.objective:.4g}")
         m2.metric("∂L/∂r (autograd)", f"{point.grad:.4g}")
-        m3.metric("active branch", {"both": "tie", "clipped": "clip(r)·A"}.get(point.branch,
-                                                                              "r·A"))
+        m3.metric("min picks", {"both": "tie"}.get(point.branch, point.branch))
         st.markdown(f"r·A = {point.unclipped_term:.4g}, clip(r, {1 - eps:g}, {1 + eps:g})·A = "
                     f"{point.clipped_term:.4g}. **{point.region.capitalize()}.** {point.reason}")
     with left:
@@ -129,26 +128,29 @@ with ui.page("ppo_clip", intro=INTRO) as page:
         "step that went the *wrong* way is always pulled back: the min is a pessimistic bound.\n"
         "- **Slices.** Schulman et al.'s Fig. 1: dashed is r·A, solid is L, the band is the "
         "trust region.\n"
-        "- **Toy.** Blue lines are actions the batch says are good, red bad. Under the clip they "
-        "level off just past the band (the freed probability of the bad actions flows to the "
-        "good ones; Adam's momentum coasts a few steps after the gradient vanishes); unclipped "
-        "they run off. In this one-state bandit the surrogate's only error is the batch's noise, "
-        "so the runaway often *helps* J(π) here. In a real task advantages were estimated for "
-        "π_old and go stale as π moves away; that is what the trust region protects."
+        "- **Ratios.** Blue lines are actions the batch says are good, red bad. Under the clip "
+        "they level off just past the band (the bad actions are pushed down to 1 − ε and "
+        "their freed probability flows to the good ones; Adam's momentum coasts a few steps "
+        "after the gradient vanishes); unclipped they run off.\n"
+        "- **KL.** k3 tracks the exact KL closely; k1 has the same mean but more variance, and "
+        "can dip below zero.\n"
+        "- **Return.** In this one-state bandit the surrogate's only error is the batch's noise, "
+        "so the runaway often *helps* J(π) here. In a real task the advantages were estimated "
+        "for π_old and go stale as π moves away: that is what the trust region protects."
     )
     page.try_this([
         "Predict the clip fraction after 10 epochs, then double the epochs. Does the clipped "
         "policy move further? Does the unclipped one?",
         "Switch the optimiser to plain SGD and set the reward noise to 0: the clipped run "
         "freezes (every sample flat, zero gradient), while Adam's momentum carried it past.",
-        "Raise the learning rate step by step and watch the KL panels: which estimator, k1 or "
-        "k3, tracks the exact KL, and which one dips below zero?",
+        "Set the reward noise σ to 3 and try seeds 11, 13 and 16: the batch now misleads, and "
+        "the unclipped run bets everything on it. What happens to J(π) under the clip?",
     ])
     checks = ppo.surface_checks(surf)
     page.known_answer([
         ui.Check("L(r, A) = r·A inside [1 − ε, 1 + ε] (max gap)", value=checks.inside_gap,
                  reference=0.0, source="Schulman et al. (2017), eq. 7"),
-        ui.Check("∂L/∂r in the flat regions (max |autograd|)", value=checks.flat_grad,
+        ui.Check("∂L/∂r in the flat regions (largest autograd value)", value=checks.flat_grad,
                  reference=0.0, source="Schulman et al. (2017), Fig. 1"),
         ui.Check("autograd − closed-form ∂L/∂r (max gap)", value=checks.analytic_gap,
                  reference=0.0, source="eq. 7 differentiated by hand"),

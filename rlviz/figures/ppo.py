@@ -35,6 +35,7 @@ FLAT = "#495057"
 BAND = "rgba(28,126,214,0.09)"
 POINT = "#fab005"
 MIN_LOG_RATIO = 1e-3
+LOG_TICKS = (0.001, 0.01, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 ESTIMATORS = {"kl_exact": ("exact KL", INK, "solid"), "kl_k3": ("k3 estimate", "#0c8599", "dash"),
               "kl_k1": ("k1 estimate", "#e67700", "dot")}
 
@@ -124,6 +125,13 @@ def _flat_traces(epsilon: float, x_range, y_range, i: int = 0, *,
     ]
 
 
+def _padded(bounds: tuple[float, float], frac: float = 0.03) -> list[float]:
+    """An axis range a little wider than the data, so markers on the edge stay whole."""
+    lo, hi = bounds
+    pad = (hi - lo) * frac
+    return [lo - pad, hi + pad]
+
+
 def _f32(a: np.ndarray) -> np.ndarray:
     """Single precision for drawing: half the bytes sent to the browser (exports stay exact)."""
     return np.asarray(a, dtype=np.float32)
@@ -148,7 +156,7 @@ def surface_heatmap(s: ClipSurface, *, point: PointExplanation | None = None,
     y_range = (float(s.advantage[0]), float(s.advantage[-1]))
     data: list[Any] = [dict(
         type="heatmap", x=_f32(s.ratio), y=_f32(s.advantage), z=_f32(z), **diverging(z), name=name,
-        colorbar=dict(title=dict(text=name, side="right"), thickness=12, len=0.9),
+        colorbar=dict(title=dict(text=name, side="top"), thickness=12, len=0.85),
         hovertemplate=f"r = %{{x:.2f}}<br>A = %{{y:.2f}}<br>{name} = %{{z:.3f}}<extra></extra>",
     )]
     if not gradient:
@@ -165,8 +173,8 @@ def surface_heatmap(s: ClipSurface, *, point: PointExplanation | None = None,
         data.append(_point_marker(point))
     layout = dict(
         template=TEMPLATE, height=height, shapes=[], annotations=[], legend=dict(y=1.08),
-        xaxis=dict(title=RATIO, range=x_range, showgrid=False),
-        yaxis=dict(title="advantage A", range=y_range, showgrid=False),
+        xaxis=dict(title=RATIO, range=_padded(x_range), showgrid=False),
+        yaxis=dict(title="advantage A", range=_padded(y_range), showgrid=False),
     )
     _edges(layout, s.epsilon)
     return go.Figure(data=data, layout=layout)
@@ -212,8 +220,8 @@ def slices(s: ClipSurface, *, point: PointExplanation | None = None,
 
     ``s`` holds one positive and one negative advantage (its rows), on a fine ratio grid.
     """
-    titles = [f"A = {a:+g}: {'a good action' if a > 0 else 'a bad action'}"
-              for a in s.advantage]
+    titles = [f"A = {a:+g}: {'a good action' if a > 0 else 'a bad action'}  "
+              f"(band: {1 - s.epsilon:g} ≤ r ≤ {1 + s.epsilon:g})" for a in s.advantage]
     layout = _panels(titles, gap=0.08, height=height, legend=dict(y=1.16),
                      margin=dict(t=84))
     data: list[Any] = []
@@ -221,7 +229,7 @@ def slices(s: ClipSurface, *, point: PointExplanation | None = None,
         xa, ya = _axis_ids(i)
         first = i == 0
         layout["shapes"].append(_band_x(1 - s.epsilon, 1 + s.epsilon, i))
-        _edges(layout, s.epsilon, i)
+        _edges(layout, s.epsilon, i, label=False)
         flat = s.flat[i]
         data += [
             dict(type="scatter", x=s.ratio, y=s.unclipped[i], xaxis=xa, yaxis=ya,
@@ -282,7 +290,9 @@ def ratio_trajectories(res: ToyResult, *, epoch: int | None = None,
             ))
             shown.add(up)
     _epoch_axes(layout, res, range(len(res.runs)))
-    layout["yaxis"].update(type="log", title="ratio r (log scale)")
+    for i in range(len(res.runs)):
+        layout[f"yaxis{_axis_ids(i)[1][1:]}"].update(type="log")
+    layout["yaxis"]["title"] = "ratio r (log scale)"
     return go.Figure(data=data, layout=layout)
 
 
@@ -300,6 +310,7 @@ def batch_on_surface(res: ToyResult, epoch: int, *, height: int = 360) -> go.Fig
     x_range = (max(min(float(all_r.min()), 1 - res.epsilon) * 0.85, MIN_LOG_RATIO),
                max(float(all_r.max()), 1 + res.epsilon) * 1.15)
     a_lim = float(np.abs(res.advantages).max()) * 1.1 or 1.0
+    ticks = [t for t in LOG_TICKS if x_range[0] <= t <= x_range[1]]
     titles = [f"{LABELS[run.method]}: {run.flat_fraction[epoch]:.0%} flat, "
               f"{run.clip_fraction[epoch]:.0%} outside" for run in runs]
     layout = _panels(titles, shared_y=True, gap=0.03, height=height, legend=dict(y=1.18),
@@ -325,7 +336,7 @@ def batch_on_surface(res: ToyResult, epoch: int, *, height: int = 360) -> go.Fig
                                "<br>A = %{y:.3f}<extra></extra>"),
             ))
         layout[f"xaxis{xa[1:]}"].update(type="log", range=np.log10(x_range).tolist(),
-                                         title="ratio r (log scale)")
+                                         title="ratio r (log scale)", tickvals=ticks)
     layout["yaxis"].update(range=[-a_lim, a_lim], title="advantage A")
     return go.Figure(data=data, layout=layout)
 
@@ -373,7 +384,7 @@ def toy_summary(res: ToyResult, epoch: int, *, height: int = 340) -> go.Figure:
                  name=name, legendgroup=run.method, showlegend=False, line=dict(color=c),
                  hovertemplate="epoch %{x}: J = %{y:.4f}<extra></extra>"),
         ]
-    labels = [f"a{k} (μ={m:.2g})" for k, m in enumerate(res.true_rewards)]
+    labels = [f"a{k}<br>μ={m:.2g}" for k, m in enumerate(res.true_rewards)]
     data.append(dict(type="bar", x=labels, y=res.old_probs, xaxis="x3", yaxis="y3",
                      name="π_old", marker_color=MUTED,
                      hovertemplate="%{x}: %{y:.3f}<extra>π_old</extra>"))
