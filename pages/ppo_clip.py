@@ -71,12 +71,14 @@ with ui.page("ppo_clip", intro=INTRO) as page:
             ui.FloatSlider(name="a", label="Advantage A", min=-1.0, max=1.0, value=1.0, step=0.05),
         ], container=st.container())
         point = ppo.explain_point(round(q.r, 2), round(q.a, 2), epsilon=eps)
-        m1, m2, m3 = st.columns(3)
+        m1, m2 = st.columns(2)
         m1.metric("L(r, A)", f"{point.objective:.4g}")
         m2.metric("∂L/∂r (autograd)", f"{point.grad:.4g}")
-        m3.metric("min picks", {"both": "tie"}.get(point.branch, point.branch))
-        st.markdown(f"r·A = {point.unclipped_term:.4g}, clip(r, {1 - eps:g}, {1 + eps:g})·A = "
-                    f"{point.clipped_term:.4g}. **{point.region.capitalize()}.** {point.reason}")
+        picks = {"both": "a tie: both terms are equal", "clipped": "the clipped term",
+                 "unclipped": "the unclipped term"}[point.branch]
+        st.markdown(f"r·A = {point.unclipped_term:.4g} and clip(r, {1 - eps:g}, {1 + eps:g})·A = "
+                    f"{point.clipped_term:.4g}, so the min picks **{picks}**.\n\n"
+                    f"**{point.region.capitalize()}.** {point.reason}")
     with left:
         view = page.controls([ui.Choice(name="view", label="View", options=list(VIEWS),
                                         value="heatmap", labels=VIEWS, widget="segmented")],

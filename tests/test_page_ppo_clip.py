@@ -63,18 +63,21 @@ def test_each_surface_view(view):
 
 
 @pytest.mark.parametrize(
-    ("r", "a", "grad", "region"),
-    [(0.5, 1.0, "1", "Pessimistic"), (1.0, 0.5, "0.5", "Inside"), (0.5, -1.0, "0", "Flat"),
-     (1.5, -0.5, "-0.5", "Pessimistic"), (1.2, 1.0, "1", "Edge"), (1.0, 0.0, "0", "Zero")],
+    ("r", "a", "grad", "region", "picks"),
+    [(0.5, 1.0, "1", "Pessimistic", "the unclipped term"), (1.0, 0.5, "0.5", "Inside", "a tie"),
+     (0.5, -1.0, "0", "Flat", "the clipped term"),
+     (1.5, -0.5, "-0.5", "Pessimistic", "the unclipped term"), (1.2, 1.0, "1", "Edge", "a tie"),
+     (1.0, 0.0, "0", "Zero", "a tie")],
 )
-def test_explain_this_point(default, r, a, grad, region):
+def test_explain_this_point(default, r, a, grad, region, picks):
     at = default
     at.slider(key=KEY("r")).set_value(r)
     at.slider(key=KEY("a")).set_value(a)
     at.run()
     assert_healthy(at)
     assert metric(at, "∂L/∂r (autograd)") == grad
-    assert f"**{region}.**" in " ".join(m.value for m in at.markdown)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"**{region}.**" in text and f"the min picks **{picks}" in text
     assert at.query_params.get("r", "1.5") == f"{r:g}"  # the default leaves the link
 
 

@@ -290,8 +290,10 @@ def ratio_trajectories(res: ToyResult, *, epoch: int | None = None,
             ))
             shown.add(up)
     _epoch_axes(layout, res, range(len(res.runs)))
+    low = min(float(res.action_ratios(r.method)[:, counts > 0].min()) for r in res.runs)
+    ticks = [t for t in LOG_TICKS if t >= low / 2]
     for i in range(len(res.runs)):
-        layout[f"yaxis{_axis_ids(i)[1][1:]}"].update(type="log")
+        layout[f"yaxis{_axis_ids(i)[1][1:]}"].update(type="log", tickvals=ticks)
     layout["yaxis"]["title"] = "ratio r (log scale)"
     return go.Figure(data=data, layout=layout)
 
