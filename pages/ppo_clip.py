@@ -107,6 +107,14 @@ with ui.page("ppo_clip", intro=INTRO) as page:
                "ratio, so each line below is one action (thicker: more samples).")
     ratio_fig = figs.ratio_trajectories(res)
     ui.chart(ratio_fig, key="ppo_clip.chart.ratios")
+    shown, last = page.key("epoch"), page.key("_last_epochs")
+    before = st.session_state.get(last)
+    if shown in st.session_state and before not in (None, p.epochs):
+        # A new maximum makes Streamlit start the slider afresh: carry the epoch over, and keep
+        # showing the final one if it was showing the final one.
+        old = st.session_state[shown]
+        st.session_state[shown] = p.epochs if old == before else min(old, p.epochs)
+    st.session_state[last] = p.epochs
     epoch = page.controls([ui.IntSlider(name="epoch", label="Epoch shown below", min=0,
                                         max=p.epochs, value=p.epochs)],
                           container=st.container()).epoch

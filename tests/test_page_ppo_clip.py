@@ -141,6 +141,19 @@ def test_extremes_stay_healthy(query):
     assert all(":green[" in r for r in badge_rows(at))
 
 
+def test_epoch_scrubber_follows_the_last_epoch_unless_moved():
+    at = run_page(PAGE)
+    at.slider(key=KEY("epochs")).set_value(20).run()
+    assert at.slider(key=KEY("epoch")).value == 20 and "epoch" not in at.query_params
+    at.slider(key=KEY("epoch")).set_value(4).run()
+    at.slider(key=KEY("epochs")).set_value(30).run()
+    assert at.slider(key=KEY("epoch")).value == 4
+    assert "Action probabilities after epoch 4" in chart_text(at)
+    at.slider(key=KEY("epochs")).set_value(3).run()
+    assert at.slider(key=KEY("epoch")).value == 3
+    assert_healthy(at)
+
+
 def test_minibatch_larger_than_the_batch_is_capped_with_a_note():
     at = run_page(PAGE, query={"batch": "16", "minibatch": "64"})
     assert_healthy(at)

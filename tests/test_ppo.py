@@ -523,6 +523,16 @@ def test_tiny_kl_penalty_matches_unclipped_and_huge_one_stays_put():
     assert kl.max() < 1e-4 < huge.run("unclipped").kl_exact.max()
 
 
+def test_a_diverging_run_stays_finite():
+    res = ppo.run_toy(MU, batch_size=256, minibatch_size=4, epochs=50, lr=5.0, beta=10.0,
+                      adaptive_beta=False, optimizer="sgd", reward_noise=3.0)
+    for run in res.runs:
+        for name in ("ratios", "probs", "clip_fraction", "kl_k1", "kl_k3", "kl_exact",
+                     "expected_return", "objective"):
+            assert np.isfinite(getattr(run, name)).all(), (run.method, name)
+    assert res.run("unclipped").kl_exact[-1] > 1.0  # it did run away
+
+
 @pytest.mark.parametrize(
     ("kw", "message"),
     [
@@ -545,3 +555,30 @@ def test_toy_rejects_bad_settings(kw, message):
     rewards = kw.pop("true_rewards", MU)
     with pytest.raises(ValueError, match=message):
         ppo.run_toy(rewards, **kw)
+
+
+# ----------------------------------------------------------------- figures
+def test_figures_mark_the_flat_regions_and_the_edges():
+    from rlviz.figures import ppo as figs
+
+    s = ppo.clip_surface(ppo.ratio_grid(), ppo.advantage_grid(), epsilon=0.25)
+    fig = figs.surface_heatmap(s)
+    edges = sorted(sh.x0 for sh in fig.layout.shapes if sh.type == "line")
+    assert edges == [0.75, 1.25]
+    hatched = [t for t in fig.data if t.type == "scatter" and t.fill == "toself"]
+    assert [(min(t.x), max(t.x), min(t.y), max(t.y)) for t in hatched] == [
+        (1.25, 2.0, 0.0, 1.0), (0.01, 0.75, -1.0, 0.0)]
+    pair = ppo.clip_surface(ppo.ratio_grid(400, low=0.005), [1.0, -1.0], epsilon=0.25)
+    flat = [t for t in figs.slices(pair).data if t.name == "flat: ∂L/∂r = 0"]
+    assert min(flat[0].x) > 1.25 and max(flat[1].x) < 0.75
+    assert all((np.asarray(t.y) == t.y[0]).all() for t in flat)  # flat means constant
+
+
+def test_batch_figure_survives_ratios_that_underflow():
+    from rlviz.figures import ppo as figs
+
+    res = ppo.run_toy(MU, lr=5.0, optimizer="sgd", epochs=50, minibatch_size=4)
+    assert res.run("unclipped").ratios.min() < 1e-3
+    fig = figs.batch_on_surface(res, 50)
+    low, high = fig.layout.xaxis.range
+    assert np.isfinite([low, high]).all() and low == pytest.approx(-3.0)
