@@ -1013,7 +1013,8 @@ def run_toy(
         A ``ToyResult``.
 
     Raises:
-        ValueError: if a setting is out of its range.
+        ValueError: if a setting is out of its range, or training diverged to non-finite
+            parameters.
     """
     mu_np = np.array(true_rewards, dtype=np.float64)
     if mu_np.ndim != 1 or not 2 <= mu_np.size <= 16:
@@ -1066,6 +1067,11 @@ def run_toy(
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
+        if not bool(torch.isfinite(theta).all()):
+            raise ValueError(
+                "training diverged (the policy's parameters overflowed): lower the learning "
+                "rate, or use smaller rewards"
+            )
         record = _measure(theta, actions, adv, logp_old_all, mu, eps=eps, beta=betas[-1])
         records.append(record)
         if adaptive_beta:

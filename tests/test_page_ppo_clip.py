@@ -174,7 +174,8 @@ def test_bad_links_fall_back_with_a_notice(query, fragment):
 
 @pytest.mark.parametrize(
     ("mu", "message"),
-    [("mu=1", "between 2 and 16 actions"), ("mu=1,nan,0", "finite true reward")],
+    [("mu=1", "between 2 and 16 actions"), ("mu=1,nan,0", "finite true reward"),
+     ("mu=1.5e308,-1.5e308", "training diverged")],
 )
 def test_bad_rewards_give_a_clear_message_and_the_surface_still_shows(mu, message):
     at = run_page(PAGE, query={"mu": mu})

@@ -533,6 +533,11 @@ def test_a_diverging_run_stays_finite():
     assert res.run("unclipped").kl_exact[-1] > 1.0  # it did run away
 
 
+def test_overflowing_training_is_a_clear_message():
+    with pytest.raises(ValueError, match="training diverged"):
+        ppo.run_toy([1.5e308, -1.5e308], optimizer="sgd", lr=5.0, normalize_advantages=False)
+
+
 @pytest.mark.parametrize(
     ("kw", "message"),
     [
