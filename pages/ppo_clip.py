@@ -151,8 +151,9 @@ with ui.page("ppo_clip", intro=INTRO) as page:
     page.try_this([
         "Predict the clip fraction after 10 epochs, then double the epochs. Does the clipped "
         "policy move further? Does the unclipped one?",
-        "Switch the optimiser to plain SGD and set the reward noise to 0: the clipped run "
-        "freezes (every sample flat, zero gradient), while Adam's momentum carried it past.",
+        "Set the reward noise to 0, turn off advantage normalisation and switch to plain SGD "
+        "with learning rate 1: the clipped run freezes after one epoch (every sample flat or "
+        "with A = 0). Switch back to Adam: its momentum keeps drifting past the edge.",
         "Set the reward noise σ to 3 and try seeds 11, 13 and 16: the batch now misleads, and "
         "the unclipped run bets everything on it. What happens to J(π) under the clip?",
     ])
