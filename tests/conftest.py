@@ -113,8 +113,11 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-# Settled: no run in progress, no skeletons, every plotly chart has drawn.
-SETTLED = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+# Settled: the page has drawn its title, no run in progress, no skeletons, every plotly chart
+# has drawn. (Without the title check a page whose script is slow to draw its first element,
+# such as one importing torch on a cold server, looks settled while it is still blank.)
+SETTLED = """() => !!document.querySelector('[data-testid="stMain"] h1')
+  && !document.querySelector('[data-testid="stStatusWidget"]')
   && !document.querySelector('[data-testid="stSkeleton"]')
   && Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
        .every(c => c.querySelector('.main-svg'))"""

@@ -192,7 +192,7 @@ def test_link_text_cannot_inject_markdown(demo, raw):
 def test_escape_markdown_neutralises_links_and_latex():
     from rlviz.ui.chrome import escape_markdown
 
-    assert escape_markdown("[a](b) $x$ V_min (3)") == r"\[a\](b) \$x\$ V_min (3)"
+    assert escape_markdown("[a](b) ![i](u) $x$ in [0, 1]") == r"[a]\(b) !\[i]\(u) \$x\$ in [0, 1]"
     assert escape_markdown("see http://evil.example") == "see http:\u200b//evil.example"
 
 

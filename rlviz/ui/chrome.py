@@ -111,17 +111,21 @@ class Check:
         )
 
 
-_MD_ACTIVE = set("\\`[]<>$")
+_MD_ACTIVE = set("\\`<>$")
+_MD_PAIRS = {"](": "]\\(", "][": "]\\[", "]:": "]\\:", "![": "!\\["}
 
 
 def escape_markdown(text: str) -> str:
     """Plain text that markdown shows as written: no links, images, autolinks, HTML or LaTeX.
 
-    Brackets, angle brackets, dollars, backticks and backslashes are escaped, and URL schemes
-    are broken with a zero-width space so that no bare address turns into a link. Emphasis and
-    the like are left alone: harmless, and our messages read better without backslashes.
+    Backslashes, backticks, angle brackets and dollars are escaped; so are the bracket pairs
+    that start a link or an image (a lone range such as ``[0, 1]`` stays readable); and URL
+    schemes are broken with a zero-width space so that no bare address turns into a link.
+    Emphasis and the like are left alone: harmless, and messages read better unescaped.
     """
     out = "".join("\\" + ch if ch in _MD_ACTIVE else ch for ch in str(text))
+    for pair, escaped in _MD_PAIRS.items():
+        out = out.replace(pair, escaped)
     return out.replace("://", ":\u200b//").replace("www.", "www\u200b.")
 
 
@@ -268,8 +272,8 @@ class Page:
         except ValueError as err:
             self._notices.append(
                 f"The link's value {_code_span(f'{control.name}={raw}')} was ignored "
-                f"({escape_markdown(str(err))}; expected {escape_markdown(control.describe())}), "
-                f"so **{escape_markdown(control.label)}** starts at its default."
+                f"({escape_markdown(str(err))}; expected {control.describe()}), "
+                f"so **{control.label}** starts at its default."
             )
             return control.default
 
