@@ -295,18 +295,36 @@ def policy_value(mdp: TabularMDP, policy: np.ndarray, gamma: float) -> np.ndarra
     rows = np.broadcast_to(np.arange(mdp.n_states)[:, None, None], weights.shape)
     np.add.at(p_pi, (rows, mdp.next_state), weights)
     r_pi = (pi * mdp.R).sum(axis=1)
+    if gamma == 1.0:
+        stuck = ~_reaches_terminal(p_pi, mdp.terminal)
+        if stuck.any():
+            raise ValueError(
+                f"this policy never reaches a terminal state from {int(stuck.sum())} state(s) "
+                f"(state {int(np.argmax(stuck))} first), so with gamma = 1 their values are "
+                "not defined; use gamma < 1"
+            )
     system = np.eye(live.size) - gamma * p_pi[np.ix_(live, live)]
-    try:
-        solved = np.linalg.solve(system, r_pi[live])
-    except np.linalg.LinAlgError:
-        raise ValueError(
-            "this policy never reaches a terminal state from some states, so with gamma = 1 "
-            "its values are infinite; use gamma < 1"
-        ) from None
-    if not np.isfinite(solved).all() or np.linalg.cond(system) > 1e12:
-        raise ValueError(
-            "this policy never reaches a terminal state from some states, so with gamma = 1 "
-            "its values are infinite; use gamma < 1"
-        )
-    values[live] = solved
+    values[live] = np.linalg.solve(system, r_pi[live])
     return values
+
+
+def _reaches_terminal(p_pi: np.ndarray, terminal: np.ndarray) -> np.ndarray:
+    """``[S]`` True where the chain ``p_pi`` reaches a terminal state with positive probability.
+
+    A breadth-first search backwards from the terminal states over the edges ``s -> s'`` with
+    ``p_pi[s, s'] > 0``; where it holds for every state, ``I - P_pi`` restricted to the live
+    states is invertible.
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import breadth_first_order
+
+    n = len(terminal)
+    src, dst = np.nonzero(p_pi > 0)
+    # Reversed edges (s' -> s), plus a source node n pointing at every terminal state.
+    rows = np.concatenate([dst, np.full(int(terminal.sum()), n)])
+    cols = np.concatenate([src, np.flatnonzero(terminal)])
+    graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n + 1, n + 1))
+    order = breadth_first_order(graph, n, directed=True, return_predecessors=False)
+    reached = np.zeros(n + 1, dtype=bool)
+    reached[order] = True
+    return reached[:n]
