@@ -173,3 +173,22 @@ def test_table_parse_errors(raw, reason):
     with pytest.raises(ValueError, match=reason):
         control.parse(raw)
     assert control.parse(control.encode(control.default)) == control.default
+
+
+def _editor_next_to_a_table():
+    import numpy as np
+    import pandas as pd
+    import streamlit as st
+
+    st.data_editor(pd.DataFrame({"typed": [1.0, np.nan]}), key="editor")
+    st.dataframe(pd.DataFrame({"computed": [np.nan]}))
+
+
+def test_shown_text_reads_tables_but_not_the_cells_a_user_left_blank():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import shown_text
+
+    text = shown_text(AppTest.from_function(_editor_next_to_a_table).run())
+    assert any("computed" in t and "NaN" in t for t in text)
+    assert not any("typed" in t for t in text)
