@@ -217,3 +217,9 @@ def test_a_table_with_blank_cells_at_its_default_leaves_the_link_clean():
     assert not at.exception
     assert metric(at, "cells") == "2"
     assert "t" not in at.query_params
+
+
+def test_an_empty_table_from_the_link_still_draws(demo):
+    at = run_page(demo, query={"traj": "r=;done="})
+    assert not at.exception
+    assert metric(at, "reward sum") == "0"
