@@ -36,16 +36,20 @@ from rlviz.mdp import TabularMDP, action_values, policy_value
 
 __all__ = [
     "SUTTON_BARTO_WALKS",
+    "EXAMPLES",
     "AdvantageBreakdown",
+    "Example",
     "StudyResult",
     "WalkSamples",
     "bias_variance_study",
     "breakdown",
     "discounted_returns",
+    "expected_episode_length",
     "gae",
     "lambda_returns",
     "lambda_weights",
     "n_step_returns",
+    "random_example",
     "random_walk",
     "sample_walks",
     "td_errors",
@@ -513,6 +517,7 @@ class AdvantageBreakdown:
 
     gamma: float
     lam: float
+    values: np.ndarray  # [T] V(s_t)
     dones: np.ndarray  # [T] bool, terminations as used
     truncated: np.ndarray  # [T] bool, truncations as used (never where done)
     next_values: np.ndarray  # [T] V(s_{t+1}) bootstrapped by each step
@@ -578,6 +583,7 @@ def breakdown(
     return AdvantageBreakdown(
         gamma=float(gamma),
         lam=float(lam),
+        values=s.values,
         dones=d,
         truncated=s.ends & ~d,
         next_values=s.next_values,
@@ -591,6 +597,83 @@ def breakdown(
         step=int(step),
         n_step_advantages=n_step,
         weights=lambda_weights(lam, n_max),
+    )
+
+
+# --------------------------------------------------------------------------- examples
+@dataclass(frozen=True)
+class Example:
+    """A short trajectory to explore, one entry per step ``t`` in ``[0, T-1]``."""
+
+    label: str
+    rewards: tuple[float, ...]  # r_t
+    values: tuple[float, ...]  # V(s_t)
+    dones: tuple[bool, ...]  # s_{t+1} is terminal
+    truncated: tuple[bool, ...]  # a time limit cut the episode at s_{t+1}
+    truncated_values: tuple[float, ...]  # V(s_{t+1}) where truncated, NaN elsewhere
+    last_value: float  # V(s_T)
+
+
+def _marked(n: int, *steps: int) -> tuple[bool, ...]:
+    return tuple(t in steps for t in range(n))
+
+
+def _cut_values(n: int, **at: float) -> tuple[float, ...]:
+    return tuple(at.get(f"t{t}", float("nan")) for t in range(n))
+
+
+EXAMPLES: dict[str, Example] = {
+    "goal_and_time_limit": Example(
+        "Goal, then a time limit",
+        rewards=(0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0),
+        values=(0.3, 0.35, 0.45, 0.5, 0.6, 0.75, 0.9, 0.4, 0.45, 0.5, 0.55, 0.4),
+        dones=_marked(12, 6),
+        truncated=_marked(12, 10),
+        truncated_values=_cut_values(12, t10=0.6),
+        last_value=0.45,
+    ),
+    "sparse_reward": Example(
+        "Sparse reward, flat critic",
+        rewards=(0,) * 9 + (1,),
+        values=(0.5,) * 10,
+        dones=_marked(10, 9),
+        truncated=_marked(10),
+        truncated_values=_cut_values(10),
+        last_value=0.0,
+    ),
+    "time_limit": Example(
+        "Cut by a time limit",
+        rewards=(0.1,) * 8,
+        values=(0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 0.9),
+        dones=_marked(8),
+        truncated=_marked(8, 6),
+        truncated_values=_cut_values(8, t6=1.25),
+        last_value=0.95,
+    ),
+}
+
+
+def random_example(seed: int, n_steps: int = 12) -> Example:
+    """A random trajectory: rewards and values ~ N(0, 1), ends with probability 0.1 each kind.
+
+    Args:
+        seed: Seeds the draws.
+        n_steps: ``T``, at least 1.
+
+    Returns:
+        The trajectory.
+    """
+    rng = np.random.default_rng(seed)
+    rewards, values, cut = np.round(rng.normal(size=(3, n_steps)), 2)
+    kind = rng.choice(3, size=n_steps, p=[0.8, 0.1, 0.1])  # go on, terminate, truncate
+    return Example(
+        f"Random (seed {seed})",
+        rewards=tuple(rewards.tolist()),
+        values=tuple(values.tolist()),
+        dones=tuple((kind == 1).tolist()),
+        truncated=tuple((kind == 2).tolist()),
+        truncated_values=tuple(np.where(kind == 2, cut, np.nan).tolist()),
+        last_value=float(np.round(rng.normal(), 2)),
     )
 
 
@@ -628,6 +711,15 @@ def random_walk(n_states: int, *, left_reward: float, right_reward: float) -> Ta
         terminal=terminal, start=start, action_names=("left", "right"),
         name=f"{n}-state random walk",
     )
+
+
+def expected_episode_length(n_states: int) -> int:
+    """Mean steps of a walk episode from the centre ``k``: ``k (n + 1 - k)`` (gambler's ruin).
+
+    Feller (1968), *An Introduction to Probability Theory*, Vol. 1, §XIV.3.
+    """
+    centre = (n_states + 1) // 2
+    return centre * (n_states + 1 - centre)
 
 
 @dataclass(frozen=True)
@@ -674,7 +766,7 @@ def sample_walks(
     n = int(n_states)
     centre = (n + 1) // 2
     if chunk is None:
-        chunk = max(16, 2 * centre * (n + 1 - centre))
+        chunk = max(16, 2 * expected_episode_length(n))
     position = np.full(n_episodes, centre, dtype=np.int64)
     alive = np.arange(n_episodes)
     pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (episodes, moves, used)
