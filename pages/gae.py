@@ -173,7 +173,7 @@ with ui.page("gae", intro=INTRO) as page:
          r"_{\text{bias}^2} + \underbrace{\textstyle\sum_g p_g\,\mathrm{Var}_g(\varepsilon)}"
          r"_{\text{variance}}"),
     ])
-    page.source(returns.gae, returns._discounted_sum, returns._reverse_sums_at,
+    page.source(returns.gae, returns._discounted_sum, returns._leaky_sums_at,
                 returns.breakdown, returns.bias_variance_study)
     steps = pd.DataFrame({
         "t": range(rows), **q.traj, "delta": b.td_errors, f"gae_{p.lam:g}": b.advantages,

@@ -19,9 +19,10 @@ step ``T-1``, when it neither terminates nor is truncated, bootstraps from ``las
 value of ``s_T``, the state the rollout stopped in). When a step is flagged both ways,
 termination wins, as in gymnasium.
 
-Every recursion here has the form ``y_t = x_t + c * y_{t+1}`` within an episode. It runs as one
-linear filter over reversed time (``scipy.signal.lfilter``) per trajectory, and the carry across
-episode ends is then removed in closed form; no Python loop runs over time.
+Every recursion here has the form ``y_t = x_t + c * y_{t+1}`` within an episode: one linear
+filter over reversed time, run blockwise over all trajectories laid end to end (see
+``_discounted_sum``), with the carry across episode ends removed in closed form. No Python loop
+runs over time; the plain step-by-step loops live in the tests as the reference.
 """
 
 from __future__ import annotations
@@ -115,12 +116,43 @@ def _flags(name: str, x: ArrayLike | None, shape: tuple[int, ...]) -> np.ndarray
 
 
 class _Steps(NamedTuple):
-    """Validated inputs of a trajectory, with the bootstrap value of every step resolved."""
+    """Validated inputs of a trajectory, with the bootstrap of every segment's last step.
+
+    The trajectories are read as one stream, row after row. It splits into segments at every
+    episode end and at the end of every trajectory; only a segment's last step bootstraps
+    from something other than the next entry of ``values``.
+    """
 
     rewards: np.ndarray  # [..., T] r_t
     values: np.ndarray | None  # [..., T] V(s_t), or None when not needed
-    next_values: np.ndarray  # [..., T] V(s_{t+1}) bootstrapped by step t (0 after termination)
     ends: np.ndarray  # [..., T] bool, an episode ends after step t (terminated or truncated)
+    closes: np.ndarray  # [C] sorted stream index of each segment's last step
+    boot: np.ndarray  # [C] V(s_{t+1}) there: 0, the cut state's value, or last_value
+
+    def next_values(self) -> np.ndarray:
+        """``[..., T]`` the value ``V(s_{t+1})`` that each step bootstraps from."""
+        out = np.zeros(self.rewards.shape)
+        if self.values is not None:
+            out[..., :-1] = self.values[..., 1:]
+        out.reshape(-1)[self.closes] = self.boot
+        return out
+
+    def td_errors(self, gamma: float) -> np.ndarray:
+        """``[..., T]`` ``delta_t = r_t + gamma V(s_{t+1}) - V(s_t)``, a fresh array."""
+        r, v = self.rewards, self.values
+        delta = np.empty(r.shape)
+        np.multiply(v[..., 1:], gamma, out=delta[..., :-1])
+        delta[..., -1] = 0.0
+        delta += r
+        delta -= v
+        at = self.closes
+        delta.reshape(-1)[at] = r.reshape(-1)[at] + gamma * self.boot - v.reshape(-1)[at]
+        return delta
+
+    @property
+    def cuts(self) -> np.ndarray | None:
+        """``[E]`` the segment ends where a running sum restarts (all but the stream's last)."""
+        return self.closes[:-1] if self.closes.size > 1 else None
 
 
 def _steps(
@@ -134,13 +166,14 @@ def _steps(
 ) -> _Steps:
     r = _numbers("rewards", rewards, "the reward r_t")
     shape = r.shape
+    length = shape[-1]
     v = None
     if values is not None:
         v = np.asarray(values, dtype=np.float64)
         _same_shape("values", v, shape, "value V(s_t)")
         v = _numbers("values", v, "the value V(s_t)")
     d = _flags("dones", dones, shape)
-    tr = _flags("truncated", truncated, shape) & ~d
+    tr = _flags("truncated", truncated, shape) & ~d  # termination wins
     last = np.asarray(last_value, dtype=np.float64)
     if last.shape not in {(), shape[:-1]}:
         raise ValueError(
@@ -149,13 +182,15 @@ def _steps(
     if not np.isfinite(last).all():
         raise ValueError("last_value, the value V(s_T) after the last step, must be finite")
 
-    next_values = np.empty(shape)
-    if v is not None:
-        next_values[..., :-1] = v[..., 1:]
-    else:
-        next_values[..., :-1] = 0.0  # only read at episode ends, which are filled in below
-    next_values[..., -1] = last
-    if tr.any():
+    ends = d | tr
+    closing = ends.copy()
+    closing[..., -1] = True
+    closes = np.flatnonzero(closing)
+    boot = np.zeros(closes.size)
+    at_row_end = closes % length == length - 1
+    boot[at_row_end] = np.broadcast_to(last, shape[:-1]).reshape(-1)[closes[at_row_end] // length]
+    cut_here = tr.reshape(-1)[closes]
+    if cut_here.any():
         if truncated_values is None:
             where = tuple(np.argwhere(tr)[0])
             raise ValueError(
@@ -164,67 +199,63 @@ def _steps(
             )
         cut = np.asarray(truncated_values, dtype=np.float64)
         _same_shape("truncated_values", cut, shape, "cut-state value")
-        missing = tr & ~np.isfinite(cut)
+        boot[cut_here] = cut.reshape(-1)[closes[cut_here]]
+        missing = ~np.isfinite(boot)
         if missing.any():
-            where = tuple(np.argwhere(missing)[0])
+            where = np.unravel_index(closes[np.argmax(missing)], shape)
             raise ValueError(
                 f"{_where(where)} is truncated but the value of the state where the episode was "
                 "cut, V(s_t+1), is empty: enter it"
             )
-        np.copyto(next_values, cut, where=tr)
-    np.copyto(next_values, 0.0, where=d)  # a terminal state is worth nothing
-    return _Steps(r, v, next_values, d | tr)
+    boot[d.reshape(-1)[closes]] = 0.0  # a terminal state is worth nothing
+    return _Steps(r, v, ends, closes, boot)
 
 
 # --------------------------------------------------------------------------- the filter
-def _cuts(ends: np.ndarray) -> np.ndarray | None:
-    """Where running sums must restart, in the trajectories laid end to end as one stream.
-
-    Args:
-        ends: ``[..., T]`` True where an episode ends after step ``t``.
-
-    Returns:
-        ``[E]`` sorted stream indices of every episode end and every trajectory's last step,
-        except the stream's very last step; None when there are none.
-    """
-    closes = ends.copy()
-    closes[..., -1] = True
-    last = np.flatnonzero(closes)
-    return last[:-1] if last.size > 1 else None
+_BLOCK = 8  # K, steps per block of the blocked filter
 
 
-_BLOCK = 8  # steps per block when sums are read off at a few positions only
+class _Blocks(NamedTuple):
+    """A 1-D stream cut into blocks of ``K`` steps, with each block's own discounted sum."""
+
+    full: np.ndarray  # [B, K] view of the whole blocks
+    tail: np.ndarray  # [N - B K] view of the steps after them (fewer than K)
+    own: np.ndarray  # [B (+1)] sum_k coef^k x_{bK+k} of each block, the tail's last
 
 
-def _reverse_filter(x: np.ndarray, coef: float) -> np.ndarray:
-    """``z_t = x_t + coef * z_{t+1}`` over a whole 1-D stream, ``z`` zero past its end."""
-    return lfilter([1.0], [1.0, -coef], x[::-1])[::-1]
+def _blocks(x: np.ndarray, powers: np.ndarray) -> _Blocks:
+    k = _BLOCK
+    whole = x.size - x.size % k
+    full = x[:whole].reshape(-1, k)
+    tail = x[whole:]
+    own = np.einsum("bk,k->b", full, powers)
+    if tail.size:
+        own = np.append(own, tail @ powers[: tail.size])
+    return _Blocks(full, tail, own)
 
 
-def _reverse_sums_at(x: np.ndarray, coef: float, at: np.ndarray) -> np.ndarray:
-    r"""``z_p = sum_{k>=p} coef^(k-p) x_k`` at a few stream positions ``p``, without a full pass.
+def _later(own: np.ndarray, coef: float) -> np.ndarray:
+    """``[B]`` everything after block ``b``, discounted to the step after its end."""
+    whole = lfilter([1.0], [1.0, -(coef**_BLOCK)], own[::-1])[::-1]
+    return np.append(whole[1:], 0.0)
 
-    The stream is cut into blocks of ``K`` steps. Each block's own discounted sum is one dot
-    product; a filter over the ``N / K`` block sums gives ``Z_b``, everything from block ``b``
-    on. Then ``z_p`` is the rest of ``p``'s own block plus ``coef^(K-i) Z_{b+1}``, where ``i`` is
-    ``p``'s place in block ``b``.
+
+def _leaky_sums_at(
+    x: np.ndarray, coef: float, powers: np.ndarray, later: np.ndarray, at: np.ndarray
+) -> np.ndarray:
+    r"""``z_p = sum_{k>=p} coef^(k-p) x_k`` over the whole stream, at the positions ``at`` only.
+
+    ``z_p`` is the rest of ``p``'s own block plus ``coef^(K-i)`` times everything after it,
+    where ``i`` is ``p``'s place in its block.
     """
     k = _BLOCK
     n = x.size
-    powers = coef ** np.arange(k, dtype=np.float64)
-    full = n - n % k
-    own = np.einsum("bk,k->b", x[:full].reshape(-1, k), powers)
-    if full < n:
-        own = np.append(own, x[full:] @ powers[: n - full])
-    whole = lfilter([1.0], [1.0, -(coef**k)], own[::-1])[::-1]
     block, place = np.divmod(at, k)
-    reach = np.minimum(k - place, n - at)  # steps of x from p to the end of its block
+    reach = np.minimum(k - place, n - at)  # steps from p to the end of its block
     ahead = np.arange(k)
-    weights = np.where(ahead[None, :] < np.arange(k + 1)[:, None], powers, 0.0)[reach]
+    weights = np.where(ahead < np.arange(k + 1)[:, None], powers, 0.0)[reach]
     window = x[np.minimum(at[:, None] + ahead, n - 1)]
-    rest = np.einsum("pk,pk->p", window, weights)
-    later = np.append(whole[1:], 0.0)[block]
-    return rest + coef ** (k - place) * later
+    return np.einsum("pk,pk->p", window, weights) + coef ** (k - place) * later[block]
 
 
 def _discounted_sum(
@@ -232,17 +263,19 @@ def _discounted_sum(
 ) -> np.ndarray:
     r"""``y_t = x_t + coef * y_{t+1}`` inside each segment, restarting after every end.
 
-    One reversed-time linear filter over the trajectories laid end to end,
-    ``z_t = sum_{k>=t} coef^(k-t) x_k``, would leak each segment's sum into the one before it.
-    The exact sum at the start ``s`` of a segment that ends at ``e`` is
-    ``y_s = z_s - coef^(e+1-s) z_{e+1}``, which needs ``z`` at the segment boundaries only.
-    Lowering the input at each end by the carry ``coef * y_{e+1}`` it would receive, a single
-    pass of the filter is exact everywhere. No Python loop runs over time.
+    A reversed-time linear filter run blockwise over the trajectories laid end to end: the
+    stream is cut into blocks of ``K`` steps, a filter over the ``N / K`` block sums finds what
+    flows into each block from the blocks after it, and then the ``K`` places of a block are
+    filled from last to first, each for all blocks at once. Run as it is, the filter would
+    leak each segment's sum into the one before; so the input at each end ``e`` is first
+    lowered by the carry ``coef * y_{e+1}`` it would receive. The exact sum at the next
+    segment's start ``s`` (ending at ``e'``) is ``y_s = z_s - coef^(e'+1-s) z_{e'+1}`` with
+    ``z`` the leaky sum, which is needed at the segment starts only.
 
     Args:
         x_t: ``[..., T]`` the per-step terms, times ``[0, T-1]``.
         coef: The per-step decay in ``[0, 1]`` (``gamma``, or ``gamma * lam`` for GAE).
-        cuts: The segment ends from ``_cuts`` (None: a single segment).
+        cuts: ``[E]`` stream indices where sums restart (``_Steps.cuts``), or None.
         overwrite: Whether ``x_t`` (a fresh array of the caller's) may be used as scratch.
 
     Returns:
@@ -251,12 +284,30 @@ def _discounted_sum(
     flat = x_t.reshape(-1) if overwrite else x_t.flatten()
     if coef == 0.0:
         return flat.reshape(x_t.shape)
+    k = _BLOCK
+    powers = coef ** np.arange(k, dtype=np.float64)
+    blocks = _blocks(flat, powers)
+    own = blocks.own
     if cuts is not None:
         start = cuts + 1  # the first step of every segment but the first
-        heads = _reverse_sums_at(flat, coef, start)
-        heads[:-1] -= coef ** (start[1:] - start[:-1]) * heads[1:]  # now y at each start
-        flat[cuts] -= coef * heads
-    return _reverse_filter(flat, coef).reshape(x_t.shape)
+        heads = _leaky_sums_at(flat, coef, powers, _later(own, coef), start)
+        heads[:-1] -= coef ** (start[1:] - start[:-1]) * heads[1:]  # now exact: y at starts
+        lowered = coef * heads
+        flat[cuts] -= lowered
+        own = own - np.bincount(cuts // k, weights=powers[cuts % k] * lowered,
+                                minlength=own.size)
+    later = _later(own, coef)
+    # In place: place i of every block becomes x_i + coef * y_{i+1}, from the last place back.
+    full, tail = blocks.full, blocks.tail
+    if tail.size:  # the last few steps: nothing comes after them
+        tail[:] = lfilter([1.0], [1.0, -coef], tail[::-1])[::-1]
+    carry = np.empty(full.shape[0])
+    after = later[: full.shape[0]]
+    for i in range(k - 1, -1, -1):  # the K places of a block, for all blocks at once
+        np.multiply(after, coef, out=carry)
+        full[:, i] += carry
+        after = full[:, i]
+    return flat.reshape(x_t.shape)
 
 
 # --------------------------------------------------------------------------- returns
@@ -296,7 +347,7 @@ def td_errors(
     gamma = _check_unit("gamma", gamma)
     s = _steps(rewards, values, last_value=last_value, dones=dones, truncated=truncated,
                truncated_values=truncated_values)
-    return s.rewards + gamma * s.next_values - s.values
+    return s.td_errors(gamma)
 
 
 def discounted_returns(
@@ -331,10 +382,9 @@ def discounted_returns(
     gamma = _check_unit("gamma", gamma)
     s = _steps(rewards, None, last_value=last_value, dones=dones, truncated=truncated,
                truncated_values=truncated_values)
-    closes = s.ends.copy()
-    closes[..., -1] = True
-    x = s.rewards + np.where(closes, gamma * s.next_values, 0.0)
-    return _discounted_sum(x, gamma, _cuts(s.ends), overwrite=True)
+    x = s.rewards.copy()
+    x.reshape(-1)[s.closes] += gamma * s.boot
+    return _discounted_sum(x, gamma, s.cuts, overwrite=True)
 
 
 def n_step_returns(
@@ -383,12 +433,12 @@ def n_step_returns(
     horizon = _horizons(s.ends)
     m = np.minimum(n, horizon)
     # Rewards to the end of the episode, minus the part beyond m steps.
-    tail = _discounted_sum(s.rewards, gamma, _cuts(s.ends))
+    tail = _discounted_sum(s.rewards, gamma, s.cuts)
     tail_pad = np.concatenate([tail, np.zeros(shape[:-1] + (1,))], axis=-1)
     later = np.take_along_axis(tail_pad, t + m, axis=-1)
     powers = gamma ** np.arange(length + 1, dtype=np.float64)
     rewards_part = tail - np.where(m < horizon, powers[m] * later, 0.0)
-    boot = np.take_along_axis(s.next_values, t + m - 1, axis=-1)
+    boot = np.take_along_axis(s.next_values(), t + m - 1, axis=-1)
     return rewards_part + powers[m] * boot
 
 
@@ -444,11 +494,7 @@ def gae(
     lam = _check_unit("lam", lam)
     s = _steps(rewards, values, last_value=last_value, dones=dones, truncated=truncated,
                truncated_values=truncated_values)
-    delta = s.next_values  # a fresh array: turned into delta_t in place
-    delta *= gamma
-    delta += s.rewards
-    delta -= s.values
-    return _discounted_sum(delta, gamma * lam, _cuts(s.ends), overwrite=True)
+    return _discounted_sum(s.td_errors(gamma), gamma * lam, s.cuts, overwrite=True)
 
 
 def lambda_returns(
@@ -586,7 +632,7 @@ def breakdown(
         values=s.values,
         dones=d,
         truncated=s.ends & ~d,
-        next_values=s.next_values,
+        next_values=s.next_values(),
         td_errors=td_errors(rewards, values, gamma=gamma, **kw),
         advantages=adv,
         td_advantages=gae(rewards, values, gamma=gamma, lam=0.0, **kw),
@@ -891,7 +937,8 @@ def bias_variance_study(
     v_t = critic[ep.states]
     delta = ep.rewards + gamma * critic[ep.next_states] - v_t  # critic is 0 at terminals
     target = q[ep.states, ep.actions] - v_t
-    cuts = _cuts(ep.dones[None, :])
+    cuts = np.flatnonzero(ep.dones)[:-1]  # where each episode but the last ends
+    cuts = cuts if cuts.size else None
     group = ep.states * 2 + ep.actions
     counts = np.bincount(group, minlength=2 * walk.n_states)
     seen = counts > 0

@@ -45,9 +45,18 @@ def gae_loop(rewards, values, *, gamma, lam, last_value=0.0, dones=None, truncat
     for b in range(batch):
         adv = 0.0
         for t in reversed(range(T)):
-            next_value, goes_on = _bootstrap(t, T, v[b], last[b], d[b], tr[b], cut[b])
-            delta = r[b, t] + gamma * next_value - v[b, t]
-            adv = delta + gamma * lam * adv if goes_on else delta
+            if d[b, t]:  # terminal: nothing to bootstrap, the recursion restarts
+                delta = r[b, t] - v[b, t]
+                adv = delta
+            elif tr[b, t]:  # time limit: bootstrap from the cut state, then restart
+                delta = r[b, t] + gamma * cut[b, t] - v[b, t]
+                adv = delta
+            elif t == T - 1:  # end of the rollout: bootstrap from V(s_T)
+                delta = r[b, t] + gamma * last[b] - v[b, t]
+                adv = delta
+            else:
+                delta = r[b, t] + gamma * v[b, t + 1] - v[b, t]
+                adv = delta + gamma * lam * adv
             out[b, t] = adv
     return out.reshape(np.shape(rewards))
 
