@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from scipy.signal import lfilter
 
 from rlviz.mdp import TabularMDP, action_values, policy_value
 
@@ -215,29 +214,58 @@ def _steps(
 _BLOCK = 8  # K, steps per block of the blocked filter
 
 
-class _Blocks(NamedTuple):
-    """A 1-D stream cut into blocks of ``K`` steps, with each block's own discounted sum."""
-
-    full: np.ndarray  # [B, K] view of the whole blocks
-    tail: np.ndarray  # [N - B K] view of the steps after them (fewer than K)
-    own: np.ndarray  # [B (+1)] sum_k coef^k x_{bK+k} of each block, the tail's last
+def _discounts(coef: float, n: int) -> np.ndarray:
+    """``[n, n]`` with entry ``[k, i] = coef^(k-i)`` for ``k >= i`` and 0 below."""
+    lag = np.arange(n)[:, None] - np.arange(n)
+    return np.where(lag >= 0, coef ** np.maximum(lag, 0), 0.0)
 
 
-def _blocks(x: np.ndarray, powers: np.ndarray) -> _Blocks:
-    k = _BLOCK
-    whole = x.size - x.size % k
-    full = x[:whole].reshape(-1, k)
-    tail = x[whole:]
+def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A 1-D stream as ``[B, K]`` whole blocks and the fewer than ``K`` steps after them."""
+    whole = x.size - x.size % _BLOCK
+    return x[:whole].reshape(-1, _BLOCK), x[whole:]
+
+
+def _block_sums(x: np.ndarray, powers: np.ndarray) -> np.ndarray:
+    """``[B (+1)]`` each block's own ``sum_k coef^k x_{bK+k}``, the short last block's last."""
+    full, tail = _split(x)
     own = np.einsum("bk,k->b", full, powers)
-    if tail.size:
-        own = np.append(own, tail @ powers[: tail.size])
-    return _Blocks(full, tail, own)
+    return np.append(own, tail @ powers[: tail.size]) if tail.size else own
 
 
 def _later(own: np.ndarray, coef: float) -> np.ndarray:
-    """``[B]`` everything after block ``b``, discounted to the step after its end."""
-    whole = lfilter([1.0], [1.0, -(coef**_BLOCK)], own[::-1])[::-1]
-    return np.append(whole[1:], 0.0)
+    """``[B]`` everything after block ``b``, discounted to the step just after its end."""
+    return np.append(_leaky_sum(own, coef**_BLOCK)[1:], 0.0)
+
+
+def _fill(x: np.ndarray, coef: float, later: np.ndarray) -> np.ndarray:
+    """``y_t = x_t + coef * y_{t+1}`` in place, given what flows into each block from later.
+
+    The ``K`` places of a block are filled from the last to the first, each for all blocks
+    at once; the short last block has nothing after it.
+    """
+    full, tail = _split(x)
+    if tail.size:
+        tail[:] = tail @ _discounts(coef, tail.size)
+    carry = np.empty(full.shape[0])
+    after = later[: full.shape[0]]
+    for i in range(_BLOCK - 1, -1, -1):
+        np.multiply(after, coef, out=carry)
+        full[:, i] += carry
+        after = full[:, i]
+    return x
+
+
+def _leaky_sum(x: np.ndarray, coef: float) -> np.ndarray:
+    r"""``z_t = sum_{k>=t} coef^(k-t) x_k`` over a whole 1-D stream, as a new array.
+
+    Blockwise: the block sums form a stream ``K`` times shorter with decay ``coef^K``, summed
+    the same way, until a single block is left.
+    """
+    if x.size <= _BLOCK:
+        return x @ _discounts(coef, x.size)
+    powers = coef ** np.arange(_BLOCK, dtype=np.float64)
+    return _fill(x.copy(), coef, _later(_block_sums(x, powers), coef))
 
 
 def _leaky_sums_at(
@@ -264,9 +292,9 @@ def _discounted_sum(
     r"""``y_t = x_t + coef * y_{t+1}`` inside each segment, restarting after every end.
 
     A reversed-time linear filter run blockwise over the trajectories laid end to end: the
-    stream is cut into blocks of ``K`` steps, a filter over the ``N / K`` block sums finds what
-    flows into each block from the blocks after it, and then the ``K`` places of a block are
-    filled from last to first, each for all blocks at once. Run as it is, the filter would
+    stream is cut into blocks of ``K`` steps, the same filter over the ``N / K`` block sums
+    finds what flows into each block from the blocks after it, and then the ``K`` places of a
+    block are filled from last to first, each for all blocks at once. Run as it is, the filter would
     leak each segment's sum into the one before; so the input at each end ``e`` is first
     lowered by the carry ``coef * y_{e+1}`` it would receive. The exact sum at the next
     segment's start ``s`` (ending at ``e'``) is ``y_s = z_s - coef^(e'+1-s) z_{e'+1}`` with
@@ -286,8 +314,7 @@ def _discounted_sum(
         return flat.reshape(x_t.shape)
     k = _BLOCK
     powers = coef ** np.arange(k, dtype=np.float64)
-    blocks = _blocks(flat, powers)
-    own = blocks.own
+    own = _block_sums(flat, powers)
     if cuts is not None:
         start = cuts + 1  # the first step of every segment but the first
         heads = _leaky_sums_at(flat, coef, powers, _later(own, coef), start)
@@ -296,18 +323,7 @@ def _discounted_sum(
         flat[cuts] -= lowered
         own = own - np.bincount(cuts // k, weights=powers[cuts % k] * lowered,
                                 minlength=own.size)
-    later = _later(own, coef)
-    # In place: place i of every block becomes x_i + coef * y_{i+1}, from the last place back.
-    full, tail = blocks.full, blocks.tail
-    if tail.size:  # the last few steps: nothing comes after them
-        tail[:] = lfilter([1.0], [1.0, -coef], tail[::-1])[::-1]
-    carry = np.empty(full.shape[0])
-    after = later[: full.shape[0]]
-    for i in range(k - 1, -1, -1):  # the K places of a block, for all blocks at once
-        np.multiply(after, coef, out=carry)
-        full[:, i] += carry
-        after = full[:, i]
-    return flat.reshape(x_t.shape)
+    return _fill(flat, coef, _later(own, coef)).reshape(x_t.shape)
 
 
 # --------------------------------------------------------------------------- returns
