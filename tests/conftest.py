@@ -103,8 +103,11 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-# Settled: no run in progress, no skeletons, every plotly chart has drawn.
+# Settled: no run in progress, no skeletons, every plotly chart has drawn. The script state is
+# checked too: while a page is still importing, nothing else on screen says it is running.
 SETTLED = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+  && document.querySelector('[data-testid="stApp"]')
+       ?.getAttribute('data-test-script-state') !== 'running'
   && !document.querySelector('[data-testid="stSkeleton"]')
   && Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
        .every(c => c.querySelector('.main-svg'))"""

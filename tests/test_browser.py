@@ -6,6 +6,10 @@ from rlviz.ui import catalog
 from tests.conftest import ARTIFACTS, settle
 
 pytestmark = pytest.mark.browser
+SLIDER_VALUE = "el => el.getAttribute('aria-valuenow') ?? el.value"
+REDRAWN = """() => window.__redrawn === true
+  || Array.from(document.querySelectorAll('.js-plotly-plot'))
+       .some(gd => !gd.__seen && gd.querySelector('.main-svg'))"""
 WRITTEN = [p for p in catalog.PAGES if p.exists]
 
 
@@ -38,21 +42,24 @@ def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
 
-    # Listen for the next redraw of any chart, then nudge the first sidebar slider.
+    # Listen for the next redraw of any chart, then nudge the first sidebar slider. A chart whose
+    # figure changed may be mounted afresh instead, so a new chart that has drawn counts too.
     page.evaluate("""() => {
         window.__redrawn = false;
         for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+            gd.__seen = true;
             gd.on('plotly_afterplot', () => { window.__redrawn = true; });
         }
     }""")
-    slider = page.locator('[data-testid="stSidebar"] [role="slider"]').first
-    before = slider.get_attribute("aria-valuenow")
+    # Sliders are <input type="range"> (implicit ARIA role "slider") in current Streamlit.
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
+    before = slider.evaluate(SLIDER_VALUE)
     slider.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => window.__redrawn === true", timeout=60_000)
+    page.wait_for_function(REDRAWN, timeout=60_000)
     settle(page)
-    after = page.locator('[data-testid="stSidebar"] [role="slider"]').first.get_attribute(
-        "aria-valuenow"
+    after = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first.evaluate(
+        SLIDER_VALUE
     )
     assert after != before
     assert "?" in page.url  # the link now carries the changed value
