@@ -133,7 +133,8 @@ with ui.page("gae", intro=INTRO) as page:
         "**Top:** bars are the advantage of each step under three estimators; dashed lines mark "
         "episode ends (red: terminal, no bootstrap; amber: time limit, bootstrap from the cut "
         "state). **Middle:** the weight each n-step advantage gets at the chosen step; the last "
-        "bar carries all the remaining mass λ^(N−1) and is the Monte-Carlo advantage. "
+        "bar carries all the remaining mass λ^(N−1), on the longest one: the return to the "
+        "episode's end (bootstrapped only at a time limit or the end of the rows). "
         "**Bottom:** λ = 0 is biased whenever the critic is wrong but has no variance here "
         "(moves are the only randomness); λ = 1 is unbiased and noisy. The star is the best λ."
     )
