@@ -53,8 +53,8 @@ def shown_text(at: AppTest) -> list[str]:
     for metric in at.metric:
         out.append(f"{metric.label}: {metric.value} {metric.proto.delta}")
     for table in [*at.get("table"), *at.get("dataframe")]:
-        if getattr(table.proto, "editing_mode", 0):
-            continue  # a data editor shows what the user typed, empty cells included
+        if getattr(table.proto, "editing_mode", 0):  # a data editor: the user's own cells,
+            continue  # where an emptied cell is a legitimate blank, not a number gone wrong
         try:
             out.append(table.value.to_string())
         except Exception:  # noqa: BLE001 - a table we cannot read is not a test failure
@@ -113,11 +113,13 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-# Settled: the page has drawn its title, no run in progress, no skeletons, every plotly chart
-# has drawn. (Without the title check a page whose script is slow to draw its first element,
-# such as one importing torch on a cold server, looks settled while it is still blank.)
+# Settled: the page has drawn its title, no run in progress (neither the status widget nor the
+# app's script state says so: while a page is still importing, nothing else on screen does), no
+# skeletons, and every plotly chart has drawn.
 SETTLED = """() => !!document.querySelector('[data-testid="stMain"] h1')
   && !document.querySelector('[data-testid="stStatusWidget"]')
+  && document.querySelector('[data-testid="stApp"]')
+       ?.getAttribute('data-test-script-state') !== 'running'
   && !document.querySelector('[data-testid="stSkeleton"]')
   && Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
        .every(c => c.querySelector('.main-svg'))"""

@@ -252,3 +252,53 @@ def test_choice_on_change_can_set_other_controls_but_links_win():
     linked.query_params["gamma"] = "0.75"
     linked.run()
     assert linked.slider(key="demo.gamma").value == 0.75
+
+
+def _editor_next_to_a_table():
+    import numpy as np
+    import pandas as pd
+    import streamlit as st
+
+    st.data_editor(pd.DataFrame({"typed": [1.0, np.nan]}), key="editor")
+    st.dataframe(pd.DataFrame({"computed": [np.nan]}))
+
+
+def test_shown_text_reads_tables_but_not_the_cells_a_user_left_blank():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import shown_text
+
+    text = shown_text(AppTest.from_function(_editor_next_to_a_table).run())
+    assert any("computed" in t and "NaN" in t for t in text)
+    assert not any("typed" in t for t in text)
+
+
+def _table_with_a_blank_cell():
+    import math
+
+    import streamlit as st
+
+    from rlviz import ui
+    from rlviz.ui.catalog import PageInfo
+
+    info = PageInfo(slug="blank", title="Blank", section="", icon=":material/science:",
+                    teaches="")
+    with ui.Page("blank", info=info) as page:
+        q = page.controls([ui.Table(name="t", label="", columns=[ui.TableColumn("x", "x")],
+                                    value={"x": [1.0, math.nan]})], container=st.container())
+        st.metric("cells", len(q.t["x"]))
+
+
+def test_a_table_with_blank_cells_at_its_default_leaves_the_link_clean():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_table_with_a_blank_cell).run()
+    assert not at.exception
+    assert metric(at, "cells") == "2"
+    assert "t" not in at.query_params
+
+
+def test_an_empty_table_from_the_link_still_draws(demo):
+    at = run_page(demo, query={"traj": "r=;done="})
+    assert not at.exception
+    assert metric(at, "reward sum") == "0.0"

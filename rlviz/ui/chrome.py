@@ -306,10 +306,11 @@ class Page:
         return True
 
     def _url_values(self) -> dict[str, str]:
+        # Compared as URL text, so a table with blank (NaN) cells still equals its default.
+        encoded = {name: c.encode(self._values[name]) for name, c in self._controls.items()}
         return {
-            name: c.encode(self._values[name])
-            for name, c in self._controls.items()
-            if self._values[name] != c.default
+            name: text for name, text in encoded.items()
+            if text != self._controls[name].encode(self._controls[name].default)
         }
 
     def _sync_url(self) -> None:

@@ -554,7 +554,11 @@ class Table(Control):
         if state.get(f"{key}.last") != current or f"{key}.base" not in state:
             state[f"{key}.base"] = current
             state[f"{key}.version"] = state.get(f"{key}.version", 0) + 1
-        base = pd.DataFrame(state[f"{key}.base"])
+        base = pd.DataFrame({  # typed columns, so an empty table still has checkbox columns
+            c.name: pd.Series(state[f"{key}.base"][c.name],
+                              dtype=bool if c.kind == "bool" else float)
+            for c in self.columns
+        })
         config = {
             c.name: (
                 st.column_config.CheckboxColumn(c.label, help=c.help, default=False)
