@@ -695,6 +695,11 @@ def run_control(
             if t >= next_finish_check:
                 newly = np.flatnonzero((episode >= episodes) & (finished_at == never))
                 if newly.size:
+                    if sarsa:  # a last update still waiting for a' is made now (target r)
+                        last_j = prev_j[newly]
+                        q_put(last_j, td_update(q_take(last_j), prev_r[newly], alpha))
+                        prev_j = prev_j.copy()
+                        prev_j[newly] = scratch[newly]
                     finished_at[newly] = t
                     n_finished += newly.size
                     cols = base[newly][:, None] + np.arange(n_states)  # [n, S]

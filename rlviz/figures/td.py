@@ -91,21 +91,17 @@ def learning_curves(
 def path_states(mdp: TabularMDP, path: td.GreedyPath) -> list[int]:
     """States to draw for a greedy path: a last move into the cliff ends in the cliff cell.
 
-    Stepping into the cliff teleports the agent to the start, so in the model the move lands on
+    Stepping into the cliff sends the agent back to the start, so in the model the move lands on
     S; drawn that way the path would jump across the grid. It is drawn into the cliff instead.
     """
     states = [int(s) for s in path.states]
     grid = mdp.grid
     if grid is None or path.reaches_goal or path.length == 0:
         return states
-    before, after = grid.cells[states[-2]], grid.cells[states[-1]]
-    if np.abs(before - after).sum() > 1:
-        target = before + grid.action_deltas[path.actions[-1]]
-        rows, cols = grid.shape
-        if 0 <= target[0] < rows and 0 <= target[1] < cols:
-            cell = grid.state_of_cell[target[0], target[1]]
-            if cell >= 0:
-                states[-1] = int(cell)
+    target = grid.cells[states[-2]] + grid.action_deltas[path.actions[-1]]
+    rows, cols = grid.shape
+    if 0 <= target[0] < rows and 0 <= target[1] < cols and grid.char(*target) == "C":
+        states[-1] = int(grid.state_of_cell[target[0], target[1]])
     return states
 
 
