@@ -396,9 +396,10 @@ def test_a_path_that_misses_the_goal_is_drawn_dotted(cliff):
 def test_worked_update_steps_show_the_numbers():
     w = td.worked_update(-2.0, -1.0, Q_NEXT, 0, gamma=0.9, alpha=0.5, epsilon=0.1)
     steps = figs.worked_update_steps(w)
-    assert steps["q_learning"][-1].endswith("= -1.95")
-    assert steps["sarsa"][-1].endswith("= -2.85")
-    assert steps["expected_sarsa"][-1].endswith("= -2.0175")
-    assert "0.925" in steps["expected_sarsa"][0]
+    assert steps["q_learning"].endswith(r"= \mathbf{-1.95}\end{aligned}")
+    assert steps["sarsa"].endswith(r"= \mathbf{-2.85}\end{aligned}")
+    assert steps["expected_sarsa"].endswith(r"= \mathbf{-2.0175}\end{aligned}")
+    assert r"0.925 \cdot (-1)" in steps["expected_sarsa"]
+    assert r"= -1.9 \\" in steps["q_learning"] and r"= -3.7 \\" in steps["sarsa"]
     fig = figs.worked_update_figure(w)
     assert len(fig.layout.annotations) == 3

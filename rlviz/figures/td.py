@@ -17,9 +17,12 @@ __all__ = [
     "LABELS",
     "episodes_frame",
     "greedy_paths",
+    "heatmaps",
     "learning_curves",
     "max_q_map",
     "path_states",
+    "path_summary",
+    "summary",
     "visits_map",
     "worked_update_figure",
     "worked_update_steps",
@@ -148,6 +151,48 @@ def max_q_map(
     )
 
 
+def heatmaps(
+    mdp: TabularMDP, results: Mapping[str, td.ControlResult]
+) -> dict[str, dict[str, go.Figure]]:
+    """Visit counts and ``max_a Q`` per algorithm, each kind on one colour scale for all."""
+    top = max(max(r.visits.mean(axis=0).max(), 1.0) for r in results.values())
+    limit = max(max(np.abs(r.mean_q.max(axis=1)).max(), 1.0) for r in results.values())
+    return {
+        "visits": {
+            name: visits_map(mdp, res, zmax=top, title=f"{LABELS[name]}: visits per run")
+            for name, res in results.items()
+        },
+        "value": {
+            name: max_q_map(mdp, res, limit=limit, title=f"{LABELS[name]}: max<sub>a</sub> Q(s, a)")
+            for name, res in results.items()
+        },
+    }
+
+
+def summary(results: Mapping[str, td.ControlResult], *, last: int = 100) -> str:
+    """One line under the curves: late online returns, and how many episodes were cut short."""
+    parts = [f"{LABELS[n]} {r.mean_return(last):.1f}" for n, r in results.items()]
+    text = f"Mean return over the last {last} episodes: " + " · ".join(parts) + "."
+    cut = sum(int(r.truncated.sum()) for r in results.values())
+    total = sum(r.truncated.size for r in results.values())
+    if cut:
+        steps = next(iter(results.values())).max_steps
+        text += f" {cut:,} of {total:,} episodes were cut short at {steps:,} steps."
+    return text
+
+
+def path_summary(results: Mapping[str, td.ControlResult]) -> str:
+    """How the runs' own greedy paths compare with the one drawn (from the averaged Q)."""
+    parts = []
+    for name, res in results.items():
+        reach = res.path_lengths >= 0
+        text = f"{LABELS[name]}: {int(reach.sum())} of {res.runs}"
+        if reach.any():
+            text += f" (median {np.median(res.path_lengths[reach]):.0f} moves)"
+        parts.append(text)
+    return "Runs whose own greedy path reaches G — " + " · ".join(parts) + "."
+
+
 def episodes_frame(results: Mapping[str, td.ControlResult], *, window: int = 1) -> pd.DataFrame:
     """Tidy per-episode table: algorithm, episode, mean return with its band, mean length."""
     parts = []
@@ -177,44 +222,39 @@ def _par(x: float) -> str:
     return f"({_num(x)})" if x < 0 else _num(x)
 
 
-def worked_update_steps(w: td.WorkedUpdate) -> dict[str, list[str]]:
-    """LaTeX lines of the worked update, per algorithm: target, TD error, new value."""
+def worked_update_steps(w: td.WorkedUpdate) -> dict[str, str]:
+    """The worked update as LaTeX, one aligned block per algorithm: target, TD error, new value."""
     qs = ", ".join(_num(v) for v in w.q_next)
     a_name = ARROWS[w.a_next] if len(w.q_next) == len(ARROWS) else str(w.a_next)
-    old = w.q_sa
-    steps: dict[str, list[str]] = {}
+    g, r = _num(w.gamma), _num(w.reward)
     if w.terminal:
-        bootstraps = {k: r"\text{(terminal } s' \text{: nothing to bootstrap)}" for k in w.targets}
-        targets = {k: rf"y = r = {_num(w.reward)}" for k in w.targets}
+        rules = dict.fromkeys(w.targets, r"r \quad (s' \text{ is terminal: nothing follows})")
+        sums = dict.fromkeys(w.targets, r)
     else:
-        bootstraps = {
-            "q_learning": rf"\max_{{a'}} Q(s', a') = \max({qs}) = {_num(w.max_next)}",
-            "sarsa": rf"Q(s', a' = {a_name}) = {_num(w.q_next[w.a_next])}",
-            "expected_sarsa": (
-                r"\sum_{a'} \pi(a' \mid s') Q(s', a') = "
-                + " + ".join(
-                    rf"{_num(p)} \cdot {_par(v)}"
-                    for p, v in zip(w.policy_next, w.q_next, strict=True)
-                )
-                + f" = {_num(w.expected_next)}"
-            ),
+        weighted = " + ".join(
+            rf"{_num(p)} \cdot {_par(v)}" for p, v in zip(w.policy_next, w.q_next, strict=True)
+        )
+        rules = {
+            "q_learning": r"r + \gamma \max_{a'} Q(s', a')",
+            "sarsa": rf"r + \gamma\, Q(s', a' {{=}} {a_name})",
+            "expected_sarsa": r"r + \gamma \textstyle\sum_{a'} \pi(a' \mid s')\, Q(s', a')",
         }
-        boot = {"q_learning": w.max_next, "sarsa": float(w.q_next[w.a_next]),
-                "expected_sarsa": w.expected_next}
-        targets = {
-            k: rf"y = r + \gamma \cdot {_par(boot[k])} = {_num(w.reward)} + {_num(w.gamma)} "
-               rf"\cdot {_par(boot[k])} = {_num(w.targets[k])}"
-            for k in w.targets
+        sums = {
+            "q_learning": rf"{r} + {g} \cdot \max({qs}) = {r} + {g} \cdot {_par(w.max_next)}",
+            "sarsa": rf"{r} + {g} \cdot {_par(w.q_next[w.a_next])}",
+            "expected_sarsa": rf"{r} + {g} \cdot [{weighted}] = {r} + {g} \cdot "
+                              rf"{_par(w.expected_next)}",
         }
-    for k in w.targets:
-        steps[k] = [
-            bootstraps[k],
-            targets[k],
-            rf"\delta = y - Q(s, a) = {_num(w.targets[k])} - {_par(old)} = {_num(w.td_errors[k])}",
-            rf"Q(s, a) \leftarrow {_num(old)} + {_num(w.alpha)} \cdot {_par(w.td_errors[k])} "
-            rf"= {_num(w.new_values[k])}",
-        ]
-    return steps
+    return {
+        k: r"\begin{aligned}"
+        + rf"y &= {rules[k]} \\ &= {sums[k]} = {_num(w.targets[k])} \\"
+        + rf"\delta &= y - Q(s, a) = {_num(w.targets[k])} - {_par(w.q_sa)} "
+        + rf"= {_num(w.td_errors[k])} \\"
+        + rf"Q(s, a) &\leftarrow Q(s, a) + \alpha \delta = {_num(w.q_sa)} + {_num(w.alpha)} "
+        + rf"\cdot {_par(w.td_errors[k])} = \mathbf{{{_num(w.new_values[k])}}}"
+        + r"\end{aligned}"
+        for k in w.targets
+    }
 
 
 def worked_update_figure(w: td.WorkedUpdate) -> go.Figure:
