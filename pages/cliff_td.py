@@ -6,6 +6,7 @@ from rlviz.figures import td as figs
 from rlviz.mdp import action_values
 
 BOOK = "Sutton & Barto (2018), Example 6.6"
+STEP_BUDGET = 50_000  # steps per run: bounds the work when a learner wanders
 INTRO = (
     "Q-learning and SARSA learn to cross the cliff while exploring with ε-greedy. Off-policy "
     "Q-learning learns the shortest path along the edge but keeps falling in while it explores; "
@@ -19,7 +20,7 @@ def train(algorithm, rows, cols, slip, epsilon, alpha, gamma, episodes, runs, de
     return td.run_control(
         cliff_walking(rows=rows, cols=cols, slip=slip), algorithm=algorithm, episodes=episodes,
         runs=runs, epsilon=epsilon, alpha=alpha, gamma=gamma, seed=seed, max_steps=max_steps,
-        epsilon_decay=decay,
+        epsilon_decay=decay, max_total_steps=STEP_BUDGET,
     )
 
 
@@ -139,7 +140,11 @@ with ui.page("cliff_td", intro=INTRO) as page:
         "move's likeliest outcome. A dotted path ending in × never reaches the goal.  \n"
         "**Heatmaps:** visits count every step taken from a state during learning (each fall "
         "sends the agent back to S); max Q is the value a learner gives each state. Colours are "
-        "shared between learners."
+        "shared between learners.  \n"
+        f"**Limits:** episodes are cut short after the *Advanced* step cap, and each run stops "
+        f"after {STEP_BUDGET:,} steps in all. The book's settings use a fraction of either; "
+        "settings under which a learner wanders (γ well below 1, heavy exploration on a big "
+        "slippery grid) reach them, and the caption under the curves says so."
     )
     page.try_this([
         "Predict how the gap between the curves changes at ε = 0.01, then move ε.",

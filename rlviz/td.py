@@ -327,12 +327,17 @@ def _check_settings(*, gamma=None, alpha=None, epsilon=None) -> None:
         _check_probability("the discount γ", gamma)
 
 
-def _check_run(mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps) -> None:
+def _check_run(
+    mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps, max_total_steps
+) -> None:
     if not isinstance(mdp, TabularMDP):
         raise ValueError(f"expected a TabularMDP; got {type(mdp).__name__}")
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-    for name, value in (("episodes", episodes), ("runs", runs), ("max_steps", max_steps)):
+    counts = [("episodes", episodes), ("runs", runs), ("max_steps", max_steps)]
+    if max_total_steps is not None:
+        counts.append(("max_total_steps", max_total_steps))
+    for name, value in counts:
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
             raise ValueError(f"the number of {name} must be a whole number ≥ 1; got {value}")
     _check_settings(gamma=gamma, alpha=alpha, epsilon=epsilon)
@@ -383,21 +388,27 @@ class GreedyPath:
 
 @dataclass(frozen=True)
 class ControlResult:
-    """``runs`` independent learners of one algorithm, trained for ``episodes`` episodes each."""
+    """``runs`` independent learners of one algorithm, trained for ``episodes`` episodes each.
+
+    A run whose step budget ran out played fewer episodes: the ones it never played have a NaN
+    return and length 0.
+    """
 
     algorithm: str
-    returns: np.ndarray  # [R, N] undiscounted sum of rewards of each episode (online)
-    lengths: np.ndarray  # [R, N] steps of each episode
-    truncated: np.ndarray  # [R, N] bool, episode cut at max_steps
+    returns: np.ndarray  # [R, N] undiscounted sum of rewards of each episode (online), NaN unplayed
+    lengths: np.ndarray  # [R, N] steps of each episode, 0 unplayed
+    truncated: np.ndarray  # [R, N] bool, episode cut short (max_steps or the step budget)
     q: np.ndarray  # [R, S, A] final action values (Double Q: the mean of its two tables)
     visits: np.ndarray  # [R, S] times each state was visited (an action taken there)
     epsilons: np.ndarray  # [N] ε of each episode
     path_lengths: np.ndarray  # [R] moves of each run's greedy path, -1 if it misses the goal
     path: GreedyPath  # the greedy path of the run-averaged Q
+    played: np.ndarray  # [R] episodes each run played (N unless its step budget ran out)
     alpha: float
     gamma: float
     seed: int
     max_steps: int
+    max_total_steps: int | None
 
     @property
     def runs(self) -> int:
@@ -414,9 +425,18 @@ class ControlResult:
         """``[S, A]`` action values averaged over runs."""
         return self.q.mean(axis=0)
 
+    @property
+    def stopped_early(self) -> np.ndarray:
+        """``[R]`` runs whose step budget ran out before their last episode."""
+        return self.played < self.episodes
+
     def mean_return(self, last: int = 100) -> float:
-        """Average online return over the last ``last`` episodes of every run."""
-        return float(self.returns[:, -min(last, self.episodes):].mean())
+        """Average online return over the last ``last`` episodes each run played."""
+        played = np.arange(self.episodes) < self.played[:, None]
+        recent = np.arange(self.episodes) >= self.played[:, None] - last
+        window = played & recent
+        per_run = np.where(window, self.returns, 0.0).sum(axis=1) / window.sum(axis=1)
+        return float(per_run.mean())
 
 
 @dataclass(frozen=True)
@@ -518,6 +538,7 @@ def run_control(
     seed: int = 0,
     max_steps: int = DEFAULT_MAX_STEPS,
     epsilon_decay: bool = False,
+    max_total_steps: int | None = None,
 ) -> ControlResult:
     r"""Train ``runs`` independent ε-greedy TD-control learners together, vectorised over runs.
 
@@ -531,8 +552,9 @@ def run_control(
     actually taken), ``expected_sarsa_target`` or ``double_q_target`` (a fair coin picks the table
     to update). Q starts at 0. An episode ends in a terminal state (target ``r``) or is cut short
     after ``max_steps`` steps; a cut is not a terminal state, so its last target still
-    bootstraps from ``s'``. Each run counts its own episodes and stops after ``episodes``.
-    Sutton & Barto (2018), Sections 6.4-6.7.
+    bootstraps from ``s'``. Each run counts its own episodes and stops after ``episodes``, or
+    when it has taken ``max_total_steps`` steps: the episode in progress is then cut short and
+    the rest are not played. Sutton & Barto (2018), Sections 6.4-6.7.
 
     Args:
         mdp: The environment (its ``start`` distribution gives the first state of each episode).
@@ -545,6 +567,7 @@ def run_control(
         seed: Seed of every random draw.
         max_steps: Steps after which an episode is cut short.
         epsilon_decay: Decay ε linearly to 0 over the episodes (``epsilon_schedule``).
+        max_total_steps: Steps each run may take in all, or None for no limit.
 
     Returns:
         The per-episode returns and lengths, final Q, visit counts and greedy paths.
@@ -552,11 +575,14 @@ def run_control(
     Raises:
         ValueError: if a setting is out of range.
     """
-    _check_run(mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps)
+    _check_run(
+        mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps, max_total_steps
+    )
     n_states, n_actions = mdp.n_states, mdp.n_actions
     n_rows = runs * n_states
     epsilons = epsilon_schedule(epsilon, episodes, decay=epsilon_decay)
     double, sarsa = algorithm == "double_q", algorithm == "sarsa"
+    q_learning, expected = algorithm == "q_learning", algorithm == "expected_sarsa"
     n_tables = 2 if double else 1
     table_size = n_actions * n_rows
     # Every run's Q in one flat array laid out [table, action, run * S + s]: one state's values
@@ -588,7 +614,8 @@ def run_control(
     log_rows = np.zeros((BLOCK, runs), dtype=np.int64)
     log_ret = np.zeros((BLOCK, runs))
     log_done = np.zeros((BLOCK, runs), dtype=bool)
-    returns = np.zeros((runs, episodes))
+    returns = np.full((runs, episodes), np.nan)
+    played = np.zeros(runs, dtype=np.int64)
     episode_end = np.zeros((runs, episodes), dtype=np.int64)  # step at which each episode ended
     truncated = np.zeros((runs, episodes), dtype=bool)
     visits = np.zeros(n_rows, dtype=np.int64)
@@ -606,8 +633,9 @@ def run_control(
     prev_j, prev_r, prev_next = scratch, np.zeros(runs), rows  # SARSA's pending update
     n_finished = 0
     # No run can finish, nor any episode reach max_steps, before these steps: check only then.
-    next_finish_check = episodes - 1
-    next_cut_check = max_steps - 1
+    budget = never if max_total_steps is None else int(max_total_steps)
+    next_finish_check = min(episodes, budget) - 1
+    next_cut_check = min(max_steps, budget) - 1
     q_take, q_put, max_of = q_flat.take, q_flat.put, np.maximum.reduce
     q0_take, q1_take = q[0].take, q[-1].take
 
@@ -647,17 +675,17 @@ def run_control(
             cut = None
             if t >= next_cut_check:
                 last = _last_end(log_done[:i], t_block, last_end)
-                cut = (t - last >= max_steps) & ~term
+                cut = ((t - last >= max_steps) | (t + 1 >= budget)) & ~term
                 done = term | cut
-                next_cut_check = max_steps + int(np.where(done, t, last).min())
+                next_cut_check = min(max_steps + int(np.where(done, t, last).min()), budget - 1)
                 hit = np.flatnonzero(cut & (episode < episodes))
                 truncated[hit, episode[hit]] = True
                 cut = cut if cut.any() else None
 
-            if algorithm == "q_learning":
+            if q_learning:
                 y = r + gamma * max_of(q0_take(rows2, axis=1), axis=0)
                 q_put(j, td_update(q_take(j), y, alpha))
-            elif algorithm == "expected_sarsa":
+            elif expected:
                 y = r + gamma * _expected_value(q0_take(rows2, axis=1), eps)
                 q_put(j, td_update(q_take(j), y, alpha))
             elif double:  # the coin's table picks a* in s', the other one values it
@@ -690,13 +718,19 @@ def run_control(
             log_done[i] = done
             ret[done] = 0.0
             episode += done
-            rows = np.where(done, start_row, rows2)
+            if sarsa:  # a new array: the pending update still reads rows2
+                rows = np.where(done, start_row, rows2)
+            else:
+                np.copyto(rows2, start_row, where=done)
+                rows = rows2
             if sample_start is not None:
                 fresh = done
             if epsilon_decay:
                 eps = epsilons[np.minimum(episode, episodes - 1)]
             if t >= next_finish_check:
-                newly = np.flatnonzero((episode >= episodes) & (finished_at == never))
+                out_of_steps = t + 1 >= budget
+                newly = np.flatnonzero(((episode >= episodes) | out_of_steps)
+                                       & (finished_at == never))
                 if newly.size:
                     if sarsa:  # a last update still waiting for a' is made now (target r)
                         last_j = prev_j[newly]
@@ -704,12 +738,13 @@ def run_control(
                         prev_j = prev_j.copy()
                         prev_j[newly] = scratch[newly]
                     finished_at[newly] = t
+                    played[newly] = np.minimum(episode[newly], episodes)
                     n_finished += newly.size
                     cols = base[newly][:, None] + np.arange(n_states)  # [n, S]
                     final_q[newly] = q[:, :, cols].mean(axis=0).transpose(1, 2, 0)
                 if n_finished < runs:
                     most = int(episode[finished_at == never].max())
-                    next_finish_check = t + episodes - most
+                    next_finish_check = min(t + episodes - most, budget - 1)
             t += 1
             if n_finished == runs:
                 break
@@ -728,21 +763,25 @@ def run_control(
         visits += np.bincount(log_rows[:n][counted], minlength=n_rows)
 
     lengths = np.diff(episode_end, axis=1, prepend=-1)
+    lengths[np.arange(episodes) >= played[:, None]] = 0
     return _result(
         mdp, algorithm, returns, lengths, truncated, final_q, visits.reshape(runs, n_states),
-        epsilons, alpha=alpha, gamma=gamma, seed=seed, max_steps=max_steps,
+        epsilons, played, alpha=alpha, gamma=gamma, seed=seed, max_steps=max_steps,
+        max_total_steps=max_total_steps,
     )
 
 
-def _result(mdp, algorithm, returns, lengths, truncated, q, visits, epsilons, **settings):
+def _result(
+    mdp, algorithm, returns, lengths, truncated, q, visits, epsilons, played, **settings
+):
     paths = [greedy_path(mdp, q_run) for q_run in q]
     path_lengths = np.array([p.length if p.reaches_goal else -1 for p in paths], dtype=np.int64)
-    for arr in (returns, lengths, truncated, q, visits, epsilons, path_lengths):
+    for arr in (returns, lengths, truncated, q, visits, epsilons, path_lengths, played):
         arr.setflags(write=False)
     return ControlResult(
         algorithm=algorithm, returns=returns, lengths=lengths, truncated=truncated, q=q,
         visits=visits, epsilons=epsilons, path_lengths=path_lengths,
-        path=greedy_path(mdp, q.mean(axis=0)), **settings,
+        path=greedy_path(mdp, q.mean(axis=0)), played=played, **settings,
     )
 
 
@@ -758,6 +797,7 @@ def run_control_loop(
     seed: int = 0,
     max_steps: int = DEFAULT_MAX_STEPS,
     epsilon_decay: bool = False,
+    max_total_steps: int | None = None,
 ) -> ControlResult:
     """``run_control`` one run at a time, step by step, in the book's order.
 
@@ -766,7 +806,9 @@ def run_control_loop(
     SARSA here chooses ``a'`` in ``s'`` before updating ``Q(s, a)``, as in Sutton & Barto
     (2018), Section 6.4. Arguments and result as in ``run_control``.
     """
-    _check_run(mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps)
+    _check_run(
+        mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps, max_total_steps
+    )
     n_states, n_actions = mdp.n_states, mdp.n_actions
     epsilons = epsilon_schedule(epsilon, episodes, decay=epsilon_decay)
     sample_start = _start_sampler(mdp)
@@ -785,8 +827,10 @@ def run_control_loop(
         return int(mdp.next_state[s, a, k]), float(mdp.reward[s, a, k])
 
     shape = (runs, episodes)
-    returns, lengths = np.zeros(shape), np.zeros(shape, dtype=np.int64)
+    returns, lengths = np.full(shape, np.nan), np.zeros(shape, dtype=np.int64)
     truncated = np.zeros(shape, dtype=bool)
+    played = np.zeros(runs, dtype=np.int64)
+    budget = np.inf if max_total_steps is None else max_total_steps
     visits = np.zeros((runs, n_states), dtype=np.int64)
     final_q = np.zeros((runs, n_states, n_actions))
     for i, gen in enumerate(_generators(seed, runs)):
@@ -805,7 +849,7 @@ def run_control_loop(
                 total += r
                 n += 1
                 term = bool(mdp.terminal[s2])
-                cut = n >= max_steps and not term
+                cut = (n >= max_steps or t + 1 >= budget) and not term
                 u_next = dice.row(t + 1)
                 if algorithm == "q_learning":
                     y = q_learning_target(r, q1[s2], gamma=gamma, terminal=term)
@@ -829,10 +873,14 @@ def run_control_loop(
                     a2 = choose(q1[s2] + q2[s2] if algorithm == "double_q" else q1[s2], eps, u)
                 s, a = s2, a2
             returns[i, k], lengths[i, k], truncated[i, k] = total, n, cut
+            played[i] = k + 1
+            if t >= budget:
+                break
         final_q[i] = (q1 + q2) / 2 if algorithm == "double_q" else q1
     return _result(
-        mdp, algorithm, returns, lengths, truncated, final_q, visits, epsilons,
+        mdp, algorithm, returns, lengths, truncated, final_q, visits, epsilons, played,
         alpha=alpha, gamma=gamma, seed=seed, max_steps=max_steps,
+        max_total_steps=max_total_steps,
     )
 
 
@@ -885,8 +933,9 @@ def learning_curve(values: np.ndarray, *, window: int = 1) -> Curve:
     r"""Smooth each run's per-episode values, then average over runs with a 95% band.
 
     Each run is smoothed by a trailing moving average over ``window`` episodes (fewer at the
-    start). The band is the t-interval of the mean across the R runs,
-    :math:`\bar x \pm t_{0.975, R-1}\, s / \sqrt{R}`; with one run it has zero width.
+    start). The band is the t-interval of the mean across the runs,
+    :math:`\bar x \pm t_{0.975, n-1}\, s / \sqrt{n}`; with one run it has zero width. NaN marks
+    an episode a run did not play: it is left out, and an episode no run played stays NaN.
 
     Args:
         values: ``[R, N]`` a value per run and episode (e.g. returns).
@@ -901,18 +950,30 @@ def learning_curve(values: np.ndarray, *, window: int = 1) -> Curve:
     if int(window) < 1:
         raise ValueError(f"the smoothing window must be at least 1 episode; got {window}")
     window = int(window)
-    csum = np.cumsum(values, axis=1)
-    lagged = np.zeros_like(csum)
-    lagged[:, window:] = csum[:, :-window]
-    counts = np.minimum(np.arange(1, values.shape[1] + 1), window)
-    smooth = (csum - lagged) / counts
-    mean = smooth.mean(axis=0)
-    runs = values.shape[0]
-    if runs == 1:
-        return Curve(mean=mean, low=mean.copy(), high=mean.copy())
-    from scipy.stats import t as student_t
+    seen = ~np.isnan(values)
 
-    half = student_t.ppf(0.975, runs - 1) * smooth.std(axis=0, ddof=1) / np.sqrt(runs)
+    def trailing(x):
+        csum = np.cumsum(x, axis=1)
+        lagged = np.zeros_like(csum)
+        lagged[:, window:] = csum[:, :-window]
+        return csum - lagged
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        smooth = trailing(np.where(seen, values, 0.0)) / trailing(seen.astype(np.float64))
+        smooth[~seen] = np.nan
+        n = seen.sum(axis=0)
+        mean = np.nansum(smooth, axis=0) / n
+        mean[n == 0] = np.nan
+        spread = np.sqrt(np.nansum((smooth - mean) ** 2, axis=0) / (n - 1))
+    half = np.zeros_like(mean)
+    several = n > 1
+    if several.any():
+        from scipy.stats import t as student_t
+
+        half[several] = student_t.ppf(0.975, n[several] - 1) * spread[several] / np.sqrt(
+            n[several]
+        )
+    half[n == 0] = np.nan
     return Curve(mean=mean, low=mean - half, high=mean + half)
 
 

@@ -162,6 +162,10 @@ CASES = {
         lambda: gridworld("...\nSG.\n...", slip=0.3),
         dict(episodes=30, runs=4, epsilon=0.5, alpha=0.7, max_steps=6), 5,
     ),
+    "step-budget": (
+        lambda: cliff_walking(),
+        dict(episodes=60, runs=5, epsilon=0.2, max_steps=150, max_total_steps=1100), 7,
+    ),
     "random-start": (
         lambda: _random_start(cliff_walking(rows=3, cols=6)),
         dict(episodes=30, runs=3, epsilon=0.2, gamma=0.95), None,
@@ -180,8 +184,11 @@ def test_vectorised_equals_the_loop_reference_draw_for_draw(algorithm, case, mon
     slow = td.run_control_loop(mdp, algorithm=algorithm, seed=11, **kwargs)
     for field in ("returns", "lengths", "truncated", "q", "visits", "path_lengths"):
         np.testing.assert_array_equal(getattr(fast, field), getattr(slow, field), err_msg=field)
+    np.testing.assert_array_equal(fast.played, slow.played)
     if "max_steps" in kwargs:
         assert fast.truncated.any(), "the case should cut some episodes short"
+    if "max_total_steps" in kwargs:
+        assert fast.stopped_early.any()
 
 
 def test_a_run_does_not_depend_on_how_many_runs_there_are(cliff):
@@ -237,6 +244,39 @@ def test_episodes_are_cut_at_max_steps(cliff):
     assert (res.lengths[~res.truncated & (res.lengths < 7)] < 7).all()
 
 
+def test_a_run_out_of_steps_stops_and_leaves_the_rest_unplayed(cliff):
+    res = td.run_control(cliff, algorithm="sarsa", episodes=14, runs=6, epsilon=0.3,
+                         max_steps=150, max_total_steps=1500, seed=9)
+    assert res.stopped_early.any() and not res.stopped_early.all()
+    np.testing.assert_array_equal(res.lengths.sum(axis=1)[res.stopped_early], 1500)
+    assert (res.lengths.sum(axis=1) <= 1500).all()
+    played = np.arange(14) < res.played[:, None]
+    assert np.isnan(res.returns[~played]).all() and not np.isnan(res.returns[played]).any()
+    assert (res.lengths[~played] == 0).all() and not res.truncated[~played].any()
+    # the episode the budget interrupted is cut short
+    last = res.played[res.stopped_early] - 1
+    assert res.truncated[res.stopped_early, last].all()
+    assert np.isfinite(res.mean_return(10))
+
+
+def test_mean_return_uses_the_last_episodes_each_run_played():
+    res = td.run_control(cliff_walking(), algorithm="q_learning", episodes=3, runs=2, seed=0)
+    fake = dataclasses.replace(
+        res, returns=np.array([[-10.0, -20.0, np.nan], [-30.0, -40.0, -50.0]]),
+        played=np.array([2, 3]),
+    )
+    assert fake.mean_return(1) == pytest.approx(-35.0)
+    assert fake.mean_return(2) == pytest.approx(-30.0)
+
+
+def test_learning_curve_leaves_out_unplayed_episodes():
+    curve = td.learning_curve(np.array([[1.0, 2.0, np.nan], [3.0, np.nan, np.nan]]), window=2)
+    np.testing.assert_allclose(curve.mean[:2], [2.0, 1.5])  # run 1 played only episode 1
+    assert curve.high[0] > curve.mean[0] > curve.low[0]
+    assert curve.low[1] == curve.mean[1] == curve.high[1]  # one run: no band
+    assert np.isnan(curve.mean[2]) and np.isnan(curve.low[2])
+
+
 def test_epsilon_schedule():
     np.testing.assert_allclose(td.epsilon_schedule(0.1, 3, decay=True), [0.1, 0.05, 0.0])
     np.testing.assert_allclose(td.epsilon_schedule(0.1, 3), [0.1, 0.1, 0.1])
@@ -255,6 +295,7 @@ def test_epsilon_schedule():
     (dict(episodes=True), "number of episodes"),
     (dict(runs=0), "number of runs"),
     (dict(max_steps=0), "number of max_steps"),
+    (dict(max_total_steps=0), "number of max_total_steps"),
     (dict(algorithm="td3"), "unknown algorithm 'td3'"),
 ])
 def test_bad_settings_get_clear_messages(kwargs, match, cliff):
@@ -403,3 +444,11 @@ def test_worked_update_steps_show_the_numbers():
     assert r"= -1.9 \\" in steps["q_learning"] and r"= -3.7 \\" in steps["sarsa"]
     fig = figs.worked_update_figure(w)
     assert len(fig.layout.annotations) == 3
+
+
+def test_summary_reports_cut_episodes_and_runs_out_of_steps(cliff):
+    res = td.run_control(cliff, algorithm="sarsa", episodes=14, runs=6, epsilon=0.3,
+                         max_steps=150, max_total_steps=1500, seed=9)
+    text = figs.summary({"sarsa": res}, last=5)
+    assert f"{int(res.truncated.sum()):,} of {int(res.played.sum()):,} episodes" in text
+    assert "used up their 1,500 steps before the last episode: SARSA 1 of 6." in text

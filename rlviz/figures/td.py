@@ -61,7 +61,9 @@ def learning_curves(
     lows, highs = [], []
     for name, res in results.items():
         curve = td.learning_curve(res.returns, window=window)
-        x = np.arange(1, res.episodes + 1)
+        played = ~np.isnan(curve.mean)  # episodes no run reached are left off
+        x = np.arange(1, res.episodes + 1)[played]
+        curve = td.Curve(curve.mean[played], curve.low[played], curve.high[played])
         c = color(name)
         if res.runs > 1:
             fig.add_trace(go.Scatter(
@@ -174,10 +176,15 @@ def summary(results: Mapping[str, td.ControlResult], *, last: int = 100) -> str:
     parts = [f"{LABELS[n]} {r.mean_return(last):.1f}" for n, r in results.items()]
     text = f"Mean return over the last {last} episodes: " + " · ".join(parts) + "."
     cut = sum(int(r.truncated.sum()) for r in results.values())
-    total = sum(r.truncated.size for r in results.values())
+    total = sum(int(r.played.sum()) for r in results.values())
+    first = next(iter(results.values()))
     if cut:
-        steps = next(iter(results.values())).max_steps
-        text += f" {cut:,} of {total:,} episodes were cut short at {steps:,} steps."
+        text += f" {cut:,} of {total:,} episodes were cut short at {first.max_steps:,} steps."
+    stopped = [f"{LABELS[n]} {int(r.stopped_early.sum())} of {r.runs}"
+               for n, r in results.items() if r.stopped_early.any()]
+    if stopped:
+        text += (f" Runs that used up their {first.max_total_steps:,} steps before the last "
+                 "episode: " + ", ".join(stopped) + ".")
     return text
 
 
