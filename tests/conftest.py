@@ -101,8 +101,11 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-# Settled: no run in progress, no skeletons, every plotly chart has drawn.
+# Settled: no run in progress, no skeletons, every plotly chart has drawn. The status widget is
+# hidden with toolbarMode "minimal", so the app root's script state says whether a run is on.
 SETTLED = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+  && document.querySelector('[data-testid="stApp"]')
+       ?.getAttribute('data-test-script-state') === 'notRunning'
   && !document.querySelector('[data-testid="stSkeleton"]')
   && Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
        .every(c => c.querySelector('.main-svg'))"""

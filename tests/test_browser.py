@@ -38,22 +38,29 @@ def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
 
-    # Listen for the next redraw of any chart, then nudge the first sidebar slider.
+    # Listen for the next redraw of any chart, then nudge the first sidebar slider. A chart whose
+    # figure changed is drawn into a new element, so a chart element drawn since counts too.
     page.evaluate("""() => {
         window.__redrawn = false;
         for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+            gd.__before = true;
             gd.on('plotly_afterplot', () => { window.__redrawn = true; });
         }
     }""")
-    slider = page.locator('[data-testid="stSidebar"] [role="slider"]').first
-    before = slider.get_attribute("aria-valuenow")
+    redrawn = """() => window.__redrawn === true
+        || Array.from(document.querySelectorAll('.js-plotly-plot'))
+             .some(gd => !gd.__before && gd.querySelector('.main-svg'))"""
+    # Streamlit draws a slider's thumb as an <input type="range"> (older versions: role=slider).
+    sliders = ('[data-testid="stSidebar"] [role="slider"], '
+               '[data-testid="stSidebar"] input[type="range"]')
+    value = "el => el.getAttribute('aria-valuenow') ?? el.value"
+    slider = page.locator(sliders).first
+    before = slider.evaluate(value)
     slider.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => window.__redrawn === true", timeout=60_000)
+    page.wait_for_function(redrawn, timeout=60_000)
     settle(page)
-    after = page.locator('[data-testid="stSidebar"] [role="slider"]').first.get_attribute(
-        "aria-valuenow"
-    )
+    after = page.locator(sliders).first.evaluate(value)
     assert after != before
     assert "?" in page.url  # the link now carries the changed value
     assert page.locator('[data-testid="stException"]').count() == 0
