@@ -452,3 +452,11 @@ def test_summary_reports_cut_episodes_and_runs_out_of_steps(cliff):
     text = figs.summary({"sarsa": res}, last=5)
     assert f"{int(res.truncated.sum()):,} of {int(res.played.sum()):,} episodes" in text
     assert "used up their 1,500 steps before the last episode: SARSA 1 of 6." in text
+
+
+def test_curve_axis_follows_a_learner_that_stays_far_below_the_optimum(book):
+    res = book["sarsa"]
+    bad = dataclasses.replace(res, returns=np.full_like(res.returns, -1000.0))
+    fig = figs.learning_curves({"sarsa": bad}, window=10, optimal=-13.0)
+    low, high = fig.layout.yaxis.range
+    assert low < -1000 and -13 < high < 100

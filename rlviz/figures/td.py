@@ -49,7 +49,7 @@ def learning_curves(
 
     The y-axis starts ``floor_below_optimal`` below the optimal return, as in the book's figure,
     so the early, very negative episodes do not flatten the late differences (double-click the
-    chart to see everything).
+    chart to see everything); lower if a curve stays below that after its first tenth.
     """
     smoothing = f" ({window}-episode average)" if window > 1 else ""
     fig = figure(
@@ -75,8 +75,9 @@ def learning_curves(
             x=x, y=curve.mean, mode="lines", line=dict(color=c, width=2.4), name=LABELS[name],
             hovertemplate="%{y:.1f}",
         ))
-        lows.append(curve.low.min())
-        highs.append(curve.high.max())
+        late = curve.mean[len(curve.mean) // 10 :]
+        lows.append(np.min(late) if late.size else np.min(curve.mean))
+        highs.append(np.max(curve.mean))
     if optimal is not None:
         fig.add_hline(
             y=optimal, line=dict(color=INK, dash="dash", width=1.4),
@@ -87,7 +88,7 @@ def learning_curves(
         top = max(max(highs), optimal if optimal is not None else -np.inf)
         bottom = min(lows)
         if optimal is not None:
-            bottom = max(bottom, optimal - floor_below_optimal)
+            bottom = min(bottom, optimal - floor_below_optimal)
         pad = 0.05 * max(top - bottom, 1.0)
         fig.update_yaxes(range=[bottom - pad, top + pad])
     return fig
