@@ -119,7 +119,7 @@ CHROMIUM_ARGS = [
 SETTLED = """() => !!document.querySelector('[data-testid="stMain"] h1')
   && !document.querySelector('[data-testid="stStatusWidget"]')
   && document.querySelector('[data-testid="stApp"]')
-       ?.getAttribute('data-test-script-state') !== 'running'
+       ?.getAttribute('data-test-script-state') === 'notRunning'
   && !document.querySelector('[data-testid="stSkeleton"]')
   && Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
        .every(c => c.querySelector('.main-svg'))"""

@@ -1,0 +1,43 @@
+"""Q-learning vs SARSA: the book's protocol per algorithm, the page's worst case, its warm rerun."""
+
+from functools import partial
+
+from benchmarks import case, page_rerun
+from rlviz import td
+from rlviz.envs import cliff_walking
+
+CLIFF = cliff_walking()
+# Sutton & Barto (2018), Example 6.6 / Figure 6.4: 50 runs of 500 episodes, ε = 0.1, α = 0.5.
+BOOK = dict(episodes=500, runs=50, epsilon=0.1, alpha=0.5, gamma=1.0, seed=0)
+
+
+def _register(algorithm: str) -> None:
+    fast = partial(td.run_control, CLIFF, algorithm=algorithm, **BOOK)
+    slow = partial(td.run_control_loop, CLIFF, algorithm=algorithm, **BOOK)
+    case(
+        f"cliff 4x12 {algorithm}: 50 runs x 500 episodes", group="cliff_td", budget=1.0,
+        reference=slow, min_ratio=25, repeat=5, reference_repeat=1,
+        note="all runs step together; the reference trains one run at a time",
+    )(fast)
+
+
+for _algorithm in td.ALGORITHMS:
+    _register(_algorithm)
+
+# The page's heaviest settings: every algorithm, 100 runs of 500 episodes on the largest
+# slippery grid, with a discount and exploration under which the learners wander, so episodes
+# hit the step cap and runs hit the page's budget of 50,000 steps.
+WORST = cliff_walking(rows=8, cols=16, slip=0.3)
+
+
+@case("page worst case: 4 algorithms, 8x16 slip 0.3, γ 0.5, ε 0.5, 100 runs", group="cliff_td",
+      repeat=1, note="shows a spinner; bounded by the step budget")
+def worst_case():
+    return [
+        td.run_control(WORST, algorithm=a, episodes=500, runs=100, epsilon=0.5, alpha=0.5,
+                       gamma=0.5, max_steps=1000, max_total_steps=50_000, seed=0)
+        for a in td.ALGORITHMS
+    ]
+
+
+page_rerun("cliff_td")
