@@ -56,6 +56,7 @@ __all__ = [
     "book_race",
     "kl_bernoulli",
     "lai_robbins",
+    "parse_probs",
     "race",
     "gaussian",
     "ucb1_bound",
@@ -1029,6 +1030,21 @@ class Race:
         half = NormalDist().inv_cdf(0.5 + level / 2.0) * self.regret_sd / math.sqrt(self.runs)
         return self.regret - half, self.regret + half
 
+    def curves(self, level: float = 0.95) -> dict[str, np.ndarray]:
+        """Every per-step curve in long form: one row per (racer, step), for export."""
+        low, high = self.regret_band(level)
+        k, t = self.reward.shape
+        return {
+            "racer": np.repeat(np.array(self.labels, dtype=object), t),
+            "step": np.tile(np.arange(1, t + 1), k),
+            "average_reward": self.reward.ravel(),
+            "optimal_fraction": self.optimal.ravel(),
+            "regret_mean": self.regret.ravel(),
+            "regret_low": low.ravel(),
+            "regret_high": high.ravel(),
+            "best_possible_reward": np.tile(self.best_mean, k),
+        }
+
     def pulls_by_rank(self, step: int | None = None) -> np.ndarray:
         """``[K, A]`` mean pulls, over steps ``1..step`` (default: all), of the rank-``j`` arm."""
         stop = self.steps if step is None else step
@@ -1172,6 +1188,30 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
     for tally, count in zip(tallies, counts, strict=True):
         tally.counts[ids] = count.T
     return first, means
+
+
+def parse_probs(text: str) -> tuple[float, ...]:
+    """Arm success probabilities from text such as ``"0.9, 0.8, 0.5"``.
+
+    Raises:
+        ValueError: No numbers, something that is not a number, or one outside [0, 1].
+    """
+    parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p.strip()]
+    if not parts:
+        raise ValueError("give at least one success probability, e.g. 0.9, 0.8, 0.5")
+    probs = []
+    for part in parts:
+        try:
+            value = float(part)
+        except ValueError:
+            message = f"{part.strip()!r} is not a probability (a number in [0, 1])"
+            raise ValueError(message) from None
+        if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            raise ValueError(f"success probabilities must lie in [0, 1]; got {part.strip()}")
+        probs.append(value)
+    if len(probs) > MAX_ARMS:
+        raise ValueError(f"at most {MAX_ARMS} arms are supported (got {len(probs)})")
+    return tuple(probs)
 
 
 # ------------------------------------------------------------------------------ bounds
