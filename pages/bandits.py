@@ -7,9 +7,9 @@ from rlviz import bandits, ui
 from rlviz.figures import bandits as figs
 
 INTRO = (
-    "Several bandit algorithms race on the same problems: the same arms in every run and the same "
-    "reward for the same pull. Exploration costs regret: watch ε-greedy's regret grow in a straight "
-    "line while UCB and Thompson sampling bend toward the logarithmic lower bound."
+    "Bandit algorithms race on the same problems: the same arms in every run and the same reward "
+    "for the same pull. Exploration costs regret: ε-greedy's grows in a straight line while UCB "
+    "and Thompson sampling bend toward the logarithmic lower bound."
 )
 TESTBEDS = {
     "gaussian": "Gaussian arms (Sutton & Barto testbed)",
@@ -35,14 +35,6 @@ def c_label(c):
     return "√2 (UCB1)" if math.isclose(c, math.sqrt(2)) else f"{c:g}"
 
 
-def book_label(v):
-    first, last = v.steps
-    if first == last:
-        return f"{v.source}: {v.agent}, reward at step {first} (the spike)"
-    what = "average reward" if v.quantity == "reward" else "fraction choosing the best arm"
-    return f"{v.source}: {v.agent}, {what}, steps {first}–{last}"
-
-
 def eps_controls(slot, eps):
     return ui.Section(f"{RACERS[slot]} settings", [
         ui.SelectSlider(name=f"{slot}_eps", label="ε", options=EPSILONS, value=eps),
@@ -62,23 +54,21 @@ def gradient_controls(slot, baseline):
     ])
 
 
+BOOK = dict(testbed="gaussian", arms=10, runs=2000, steps=1000, mu=0.0, noise=1.0)
 LESSONS = {
-    "Fig. 2.2 · ε-greedy": dict(testbed="gaussian", arms=10, runs=2000, steps=1000, mu=0.0,
-                                racers=["greedy", "eps_a", "eps_b"], eps_a_eps=0.1, eps_b_eps=0.01,
-                                eps_a_alpha=0.0, eps_b_alpha=0.0),
-    "Fig. 2.3 · optimism": dict(testbed="gaussian", arms=10, runs=2000, steps=1000, mu=0.0,
-                                racers=["optimistic", "eps_a"], optimistic_q1=5.0,
-                                optimistic_alpha=0.1, eps_a_eps=0.1, eps_a_alpha=0.1),
-    "Fig. 2.4 · UCB": dict(testbed="gaussian", arms=10, runs=2000, steps=1000, mu=0.0,
-                           racers=["ucb", "eps_a"], ucb_c=2.0, eps_a_eps=0.1, eps_a_alpha=0.0),
-    "Fig. 2.5 · baselines": dict(testbed="gaussian", arms=10, runs=2000, steps=1000, mu=4.0,
-                                 racers=["gradient_a", "gradient_b"], gradient_a_alpha=0.1,
-                                 gradient_a_baseline=True, gradient_b_alpha=0.1,
-                                 gradient_b_baseline=False),
+    "Fig. 2.2 · ε-greedy": BOOK | dict(racers=["greedy", "eps_a", "eps_b"], eps_a_eps=0.1,
+                                       eps_b_eps=0.01, eps_a_alpha=0.0, eps_b_alpha=0.0),
+    "Fig. 2.3 · optimism": BOOK | dict(racers=["optimistic", "eps_a"], optimistic_q1=5.0,
+                                       optimistic_alpha=0.1, eps_a_eps=0.1, eps_a_alpha=0.1),
+    "Fig. 2.4 · UCB": BOOK | dict(racers=["ucb", "eps_a"], ucb_c=2.0, eps_a_eps=0.1,
+                                  eps_a_alpha=0.0),
+    "Fig. 2.5 · baselines": BOOK | dict(mu=4.0, racers=["gradient_a", "gradient_b"],
+                                        gradient_a_alpha=0.1, gradient_a_baseline=True,
+                                        gradient_b_alpha=0.1, gradient_b_baseline=False),
     "Regret bounds": dict(testbed="bernoulli", probs="0.9, 0.5, 0.4, 0.2", runs=200, steps=10000,
                           racers=["eps_a", "ucb", "thompson"], eps_a_eps=0.1, eps_a_alpha=0.0,
                           ucb_c=math.sqrt(2)),
-    "Ex. 2.5 · drift": dict(testbed="random_walk", arms=10, runs=200, steps=10000,
+    "Ex. 2.5 · drift": dict(testbed="random_walk", arms=10, runs=200, steps=10000, noise=1.0,
                             racers=["eps_a", "eps_b"], eps_a_eps=0.1, eps_a_alpha=0.0,
                             eps_b_eps=0.1, eps_b_alpha=0.1),
 }
@@ -232,43 +222,19 @@ with ui.page("bandits", intro=INTRO) as page:
     ])
     book = run_book(p.seed)
     page.known_answer(
-        [ui.Check(book_label(v), value=v.ours(book), reference=v.value, tol=v.tol, fmt=".3f",
-                  source="Sutton & Barto (2018)") for v in bandits.BOOK_VALUES]
-        + [ui.Check("best possible average reward, E[max of 10 N(0, 1)]", fmt=".3f",
-                    value=float(book.best_mean[0]), reference=bandits.EXPECTED_MAX_OF_10,
-                    tol=3 * 0.587 / math.sqrt(book.runs), source="order statistics (exact)")],
+        [ui.Check(v.label, value=v.ours(book), reference=v.value, tol=v.tol, fmt=".3f",
+                  source=v.source) for v in bandits.BOOK_VALUES],
         title="Known answer: the book's 10-armed testbed, 2000 runs × 1000 steps, this seed",
     )
-    page.equations([
-        ("Regret after T steps: the best arm's mean minus the mean of each arm pulled (gaps Δₐ, "
-         "pulls Nₐ)", r"\mathrm{Regret}_T=\sum_{t=1}^{T}\big(\max_a q_*(a)-q_*(A_t)\big)"
-         r"=\sum_a \Delta_a N_T(a)"),
-        ("Action values, sample average (α = 1/n) or constant step size", r"Q_{n+1}=Q_n+"
-         r"\alpha_n\,(R_n-Q_n)"),
-        ("ε-greedy", r"A_t=\begin{cases}\text{random arm}&\text{w.p. }\varepsilon\\ \arg\max_a "
-         r"Q_t(a)&\text{otherwise}\end{cases}"),
-        ("UCB (untried arms first)", r"A_t=\arg\max_a\Big[Q_t(a)+c\sqrt{\tfrac{\ln t}{N_t(a)}}"
-         r"\Big]"),
-        ("Thompson sampling, Bernoulli arms", r"\theta_a\sim\mathrm{Beta}(1+s_a,\,1+f_a),\quad "
-         r"A_t=\arg\max_a\theta_a"),
-        ("Gradient bandit", r"H_{t+1}(a)=H_t(a)+\alpha\,(R_t-\bar R_t)\,(\mathbb 1_{a=A_t}-"
-         r"\pi_t(a)),\quad \pi_t=\mathrm{softmax}(H_t)"),
-        ("Lai–Robbins (1985): the slowest regret growth of a consistent method", r"\liminf_"
-         r"{T\to\infty}\frac{\mathbb E[\mathrm{Regret}_T]}{\ln T}\ge\sum_{a:\Delta_a>0}"
-         r"\frac{\Delta_a}{\mathrm{KL}(\mu_a,\mu^*)}"),
-        ("UCB1's finite-time bound (Auer, Cesa-Bianchi & Fischer 2002, Theorem 1)",
-         r"\mathbb E[\mathrm{Regret}_n]\le\sum_{a:\Delta_a>0}\frac{8\ln n}{\Delta_a}+\Big(1+"
-         r"\frac{\pi^2}{3}\Big)\sum_a\Delta_a"),
-    ])
+    page.equations(bandits.EQUATIONS)
     page.source(bandits.race, bandits._race_chunk, *dict.fromkeys(type(a) for a in agents),
                 type(testbed), bandits.Noise)
     page.export(
         figures={"regret": regret, "regret-log-time": regret_log, "reward": reward,
                  "optimal": optimal, "snapshot": snapshot, "pulls": pulls},
         data={"curves": pd.DataFrame(result.curves()),
-              "pulls": pd.DataFrame(100 * result.pulls_by_rank() / result.steps,
-                                    index=result.labels,
-                                    columns=[figs.rank_name(j) for j in range(testbed.arms)])
+              "pull-shares": pd.DataFrame(result.pull_shares(), index=result.labels,
+                                          columns=[figs.rank_name(j) for j in range(testbed.arms)])
               .rename_axis("racer").reset_index(),
               "final-regret": pd.DataFrame(result.final_regret.T, columns=result.labels)},
     )

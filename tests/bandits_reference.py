@@ -169,7 +169,8 @@ class LoopAgent:
             self.n[arm] += 1.0
             self.s[arm] += reward
             precision = 1.0 / a.prior_sd**2 + self.n[arm] / a.noise_sd**2
-            self.mean[arm] = (a.prior_mean / a.prior_sd**2 + self.s[arm] / a.noise_sd**2) / precision
+            prior = a.prior_mean / a.prior_sd**2
+            self.mean[arm] = (prior + self.s[arm] / a.noise_sd**2) / precision
             self.sd[arm] = 1.0 / float(np.sqrt(precision))
         elif isinstance(a, B.BetaThompson):
             self.shape[0][arm] += reward
@@ -193,7 +194,9 @@ def gamma(draws: Draws, t: int, run: int, arm: int, shape: float, side: int) -> 
         u = draws.halves(S.SAMPLE, t, run, arm, 2 * j + 1)[side]
         v = c * z + 1.0
         v = v * v * v
-        if v > 0.0 and float(np.log(u)) < 0.5 * z * z + d - d * v + d * float(np.log(v)):
+        z2 = z * z
+        if v > 0.0 and (u < z2 * z2 * -0.0331 + 1.0
+                        or float(np.log(u)) < 0.5 * z2 + d - d * v + d * float(np.log(v))):
             value = d * v
             break
     if shape < 1.0:

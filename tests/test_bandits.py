@@ -511,7 +511,7 @@ def book():
     return B.book_race(seed=0)
 
 
-@pytest.mark.parametrize("value", B.BOOK_VALUES, ids=lambda v: f"{v.source} {v.agent} {v.quantity}")
+@pytest.mark.parametrize("value", B.BOOK_VALUES, ids=lambda v: v.label)
 def test_book_values(book, value):
     assert abs(value.ours(book) - value.value) <= value.tol
 

@@ -146,7 +146,7 @@ def optimal_curves(race: bandits.Race, *, step: int | None = None, height: int =
 
 def pull_shares(race: bandits.Race, *, height: int | None = None) -> go.Figure:
     """Share of each racer's pulls that went to each arm (ranked by true mean) over the race."""
-    shares = 100 * race.pulls_by_rank() / race.steps  # [K, A]
+    shares = 100 * race.pull_shares()  # [K, A]
     arms = race.testbed.arms
     x = [f"{rank_name(j)}<br>q̄ = {race.rank_means[-1, j]:.2f}" for j in range(arms)]
     labels = race.labels
@@ -177,7 +177,7 @@ def _snapshot_values(race: bandits.Race, step: int, band: tuple[np.ndarray, np.n
     return dict(
         regret=regret, above=high[:, i] - regret, below=regret - low[:, i],
         text=[f"#{p + 1}  {v:.1f}" for p, v in zip(place, regret, strict=True)],
-        shares=100 * race.pulls_by_rank(step) / step,  # [K, A]
+        shares=100 * race.pull_shares(step),  # [K, A]
         means=race.rank_means[i],
     )
 
