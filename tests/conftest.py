@@ -101,8 +101,11 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-# Settled: no run in progress, no skeletons, every plotly chart has drawn.
+# Settled: no run in progress, no skeletons, every plotly chart has drawn. The app root's
+# data-test-script-state says whether a script run is in progress even when nothing on the page
+# shows it (a page busy in a cached computation draws neither a status widget nor a spinner).
 SETTLED = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+  && document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState === 'notRunning'
   && !document.querySelector('[data-testid="stSkeleton"]')
   && Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
        .every(c => c.querySelector('.main-svg'))"""

@@ -38,22 +38,28 @@ def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
 
-    # Listen for the next redraw of any chart, then nudge the first sidebar slider.
+    # Listen for the next redraw of any chart, then nudge the first sidebar slider. A chart whose
+    # figure changed may also be drawn into a new element: mark the old ones to tell them apart.
     page.evaluate("""() => {
         window.__redrawn = false;
         for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+            gd.__before = true;
             gd.on('plotly_afterplot', () => { window.__redrawn = true; });
         }
     }""")
-    slider = page.locator('[data-testid="stSidebar"] [role="slider"]').first
-    before = slider.get_attribute("aria-valuenow")
+    # Streamlit draws a slider as <input type="range">: its role is implicit, so ask by role.
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
+    before = slider.input_value()
     slider.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => window.__redrawn === true", timeout=60_000)
-    settle(page)
-    after = page.locator('[data-testid="stSidebar"] [role="slider"]').first.get_attribute(
-        "aria-valuenow"
+    page.wait_for_function(
+        """() => window.__redrawn === true
+            || Array.from(document.querySelectorAll('.js-plotly-plot'))
+                .some(gd => !gd.__before && gd.querySelector('.main-svg'))""",
+        timeout=60_000,
     )
+    settle(page)
+    after = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first.input_value()
     assert after != before
     assert "?" in page.url  # the link now carries the changed value
     assert page.locator('[data-testid="stException"]').count() == 0
