@@ -539,6 +539,8 @@ def _argmax_random_ties(values: np.ndarray, ctx: Context, step: int) -> np.ndarr
     """
     is_top = values == values.max(axis=0)
     choice = ctx.first_top(is_top)
+    if np.count_nonzero(is_top) == ctx.runs:  # one top arm in every run: no ties anywhere
+        return choice
     tied = np.flatnonzero(choice != ctx.last_top(is_top))
     if tied.size:
         keys = unit(Noise.bits_at(ctx.cells[:, tied], Stream.TIE, step))
@@ -571,9 +573,13 @@ class Agent(ABC):
         """The arm ``A_t`` of each run, ``[R]`` int64; ``step`` is the 0-based index ``t - 1``."""
 
     @abstractmethod
-    def learn(self, state: dict[str, np.ndarray], ctx: Context, step: int,
-              actions: np.ndarray, rewards: np.ndarray) -> None:
-        """Update the state after ``actions`` ``[R]`` paid ``rewards`` ``[R]``."""
+    def learn(self, state: dict[str, np.ndarray], ctx: Context, step: int, pulls: np.ndarray,
+              rewards: np.ndarray) -> None:
+        """Update the state after the pulls paid ``rewards`` ``[R]``.
+
+        ``pulls`` ``[R]`` are the pulled (arm, run) cells as flat indices ``a * R + r`` into
+        ``[A, R]`` arrays (``ctx.flat`` of the actions).
+        """
 
     def check(self, testbed: Testbed) -> None:  # noqa: B027 - most agents play any testbed
         """Raise ``ValueError`` if this agent cannot play ``testbed``."""
@@ -601,17 +607,16 @@ class _ActionValues(Agent):
             "N": np.zeros((ctx.arms, ctx.runs)),
         }
 
-    def learn(self, state, ctx, step, actions, rewards):
+    def learn(self, state, ctx, step, pulls, rewards):
         r"""Incremental update of the pulled arm, :math:`Q \leftarrow Q + \alpha_n (R - Q)`.
 
         ``α_n = 1/N(a)`` gives the sample average, a constant ``α`` the exponential
         recency-weighted average (Sutton & Barto 2018, equations 2.3 and 2.5).
         """
-        flat = ctx.flat(actions)
         q, n = state["Q"].ravel(), state["N"].ravel()
-        n[flat] += 1.0
-        rate = 1.0 / n[flat] if self.step_size is None else self.step_size
-        q[flat] += rate * (rewards - q[flat])
+        n[pulls] += 1.0
+        rate = 1.0 / n[pulls] if self.step_size is None else self.step_size
+        q[pulls] += rate * (rewards - q[pulls])
 
 
 @dataclass(frozen=True)
@@ -795,17 +800,16 @@ class GaussianThompson(Agent):
         theta += state["mean"]
         return _argmax(theta, ctx)
 
-    def learn(self, state, ctx, step, actions, rewards):
+    def learn(self, state, ctx, step, pulls, rewards):
         """Update the pulled arm's count, sum, posterior mean and standard deviation."""
-        flat = ctx.flat(actions)
         n, s = state["N"].reshape(-1), state["S"].reshape(-1)
-        n[flat] += 1.0
-        s[flat] += rewards
-        precision = 1.0 / self.prior_sd**2 + n[flat] / self.noise_sd**2
-        state["mean"].reshape(-1)[flat] = (
-            self.prior_mean / self.prior_sd**2 + s[flat] / self.noise_sd**2
+        n[pulls] += 1.0
+        s[pulls] += rewards
+        precision = 1.0 / self.prior_sd**2 + n[pulls] / self.noise_sd**2
+        state["mean"].reshape(-1)[pulls] = (
+            self.prior_mean / self.prior_sd**2 + s[pulls] / self.noise_sd**2
         ) / precision
-        state["sd"].reshape(-1)[flat] = 1.0 / np.sqrt(precision)
+        state["sd"].reshape(-1)[pulls] = 1.0 / np.sqrt(precision)
 
 
 def _marsaglia_tsang(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -828,9 +832,10 @@ def _accept(z: np.ndarray, u: np.ndarray, d: np.ndarray, c: np.ndarray):
     squeeze = z2 * z2
     squeeze *= -0.0331
     squeeze += 1.0
+    positive = cube > 0.0
     ok = u < squeeze
-    ok &= cube > 0.0
-    rest = np.flatnonzero((~ok).ravel() & (cube > 0.0).ravel())
+    ok &= positive
+    rest = np.flatnonzero(positive ^ ok)  # v > 0 but not inside the squeeze
     if rest.size:
         zr, ur, vr = z2.ravel()[rest], u.ravel()[rest], cube.ravel()[rest]
         dr = np.broadcast_to(d, z.shape).ravel()[rest]
@@ -840,7 +845,7 @@ def _accept(z: np.ndarray, u: np.ndarray, d: np.ndarray, c: np.ndarray):
 
 
 def _gamma_pairs(cells: np.ndarray, step: int, shape: np.ndarray, d: np.ndarray,
-                 c: np.ndarray) -> np.ndarray:
+                 c: np.ndarray, *, boost: bool = True) -> np.ndarray:
     r"""Pairs of gamma draws ``X ~ Gamma(shape[0])``, ``Y ~ Gamma(shape[1])`` at every cell.
 
     Marsaglia & Tsang (2000): with ``d = k − 1/3`` and ``c = 1/\sqrt{9d}``, draw
@@ -859,6 +864,7 @@ def _gamma_pairs(cells: np.ndarray, step: int, shape: np.ndarray, d: np.ndarray,
         shape: ``[2, A, R]`` gamma shapes ``k > 0``.
         d: ``[2, A, R]`` ``_marsaglia_tsang`` constant ``d``.
         c: ``[2, A, R]`` ``_marsaglia_tsang`` constant ``c``.
+        boost: Whether some shape may be below 1 (False skips looking).
 
     Returns:
         ``[2, A, R]`` the draws.
@@ -866,26 +872,27 @@ def _gamma_pairs(cells: np.ndarray, step: int, shape: np.ndarray, d: np.ndarray,
     size = cells.size
     z = _gaussian_pair(Noise.bits_at(cells, Stream.SAMPLE, step, 0))
     u = _unit_pair(Noise.bits_at(cells, Stream.SAMPLE, step, 1))
-    value, ok = _accept(z, u, d, c)
-    out = np.where(ok, value, d)  # d: a fallback that every attempt failing (p < 1e-78) keeps
+    out, ok = _accept(z, u, d, c)
     flat_out, flat_d, flat_c = out.reshape(-1), d.reshape(-1), c.reshape(-1)
     flat_cells = cells.reshape(-1)
     todo = np.flatnonzero(~ok)  # flat indices into [2, A, R] still rejected
     attempt = 1
     while todo.size and attempt < GAMMA_ATTEMPTS:
         tries = np.arange(attempt, min(attempt + 4, GAMMA_ATTEMPTS))[:, None]  # [J, 1]
-        at, side = flat_cells[todo % size], todo // size  # side 0: X, 1: Y
-        columns = np.arange(todo.size)
-        z = _gaussian_pair(Noise.bits_at(at, Stream.SAMPLE, step, 2 * tries))[side, :, columns].T
-        u = _unit_pair(Noise.bits_at(at, Stream.SAMPLE, step, 2 * tries + 1))[side, :, columns].T
-        value, ok = _accept(z, u, flat_d[todo], flat_c[todo])  # [J, n]
+        at, is_x = flat_cells[todo % size], todo < size
+        normals = _gaussian_pair(Noise.bits_at(at, Stream.SAMPLE, step, 2 * tries))
+        uniforms = _unit_pair(Noise.bits_at(at, Stream.SAMPLE, step, 2 * tries + 1))
+        z = np.where(is_x, normals[0], normals[1])  # [J, n]: cosine for X, sine for Y
+        u = np.where(is_x, uniforms[0], uniforms[1])
+        value, ok = _accept(z, u, flat_d[todo], flat_c[todo])
         hit = ok.any(axis=0)
         first = ok.argmax(axis=0)
-        flat_out[todo[hit]] = value[first[hit], columns[hit]]
+        flat_out[todo[hit]] = value[first[hit], np.flatnonzero(hit)]
         todo = todo[~hit]
         attempt += tries.size
-    boosted = shape < 1.0
-    if boosted.any():
+    flat_out[todo] = flat_d[todo]  # every attempt rejected (p < 1e-78): fall back to d
+    if boost:
+        boosted = shape < 1.0
         scale = _unit_pair(Noise.bits_at(cells, Stream.SAMPLE, step, 2 * GAMMA_ATTEMPTS))
         out[boosted] *= scale[boosted] ** (1.0 / shape[boosted])
     return out
@@ -937,19 +944,19 @@ class BetaThompson(Agent):
 
     def act(self, state, ctx, step):
         """Draw ``θ ~ Beta`` for every arm and pull the largest."""
-        x, y = _gamma_pairs(ctx.cells, step, state["shape"], state["d"], state["c"])
+        x, y = _gamma_pairs(ctx.cells, step, state["shape"], state["d"], state["c"],
+                            boost=min(self.alpha, self.beta) < 1.0)
         return _argmax(x / (x + y), ctx)
 
-    def learn(self, state, ctx, step, actions, rewards):
+    def learn(self, state, ctx, step, pulls, rewards):
         """A win adds 1 to the pulled arm's α, a loss to its β."""
         # Posterior Beta(α + wins, β + losses): shape[0] counts wins, shape[1] losses.
-        flat = ctx.flat(actions)
-        for side, add in ((0, rewards), (1, 1.0 - rewards)):
-            shape = state["shape"][side].reshape(-1)
-            shape[flat] += add
-            d, c = _marsaglia_tsang(shape[flat])
-            state["d"][side].reshape(-1)[flat] = d
-            state["c"][side].reshape(-1)[flat] = c
+        shape = state["shape"].reshape(2, -1)
+        shape[0, pulls] += rewards
+        shape[1, pulls] += 1.0 - rewards
+        d, c = _marsaglia_tsang(shape[:, pulls])
+        state["d"].reshape(2, -1)[:, pulls] = d
+        state["c"].reshape(2, -1)[:, pulls] = c
 
 
 @dataclass(frozen=True)
@@ -1005,14 +1012,14 @@ class Gradient(Agent):
             np.add(cum[a], cum[a - 1], out=cum[a])
         return np.minimum(np.count_nonzero(cum <= u, axis=0), ctx.arms - 1)
 
-    def learn(self, state, ctx, step, actions, rewards):
+    def learn(self, state, ctx, step, pulls, rewards):
         """Move every preference along ``(R − R̄)(1{a = A_t} − π(a))``."""
         if self.baseline:
             state["baseline"] += (rewards - state["baseline"]) / (step + 1.0)
         step_ = self.alpha * (rewards - state["baseline"])
         h = state["H"]
         h -= step_ * state["pi"]
-        h.ravel()[ctx.flat(actions)] += step_
+        h.ravel()[pulls] += step_
 
 
 # ------------------------------------------------------------------------------ the race
@@ -1233,7 +1240,7 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
             flat = ctx.flat(actions)
             chosen = flat_means[flat]
             rewards = testbed.reward(step, cells.ravel()[flat], chosen)
-            agent.learn(state, ctx, step, actions, rewards)
+            agent.learn(state, ctx, step, flat, rewards)
             block.flat[row] = flat
             block.reward[row] = rewards
             if not testbed.stationary:
