@@ -173,3 +173,17 @@ def test_table_parse_errors(raw, reason):
     with pytest.raises(ValueError, match=reason):
         control.parse(raw)
     assert control.parse(control.encode(control.default)) == control.default
+
+
+def test_source_panel_reads_each_object_once():
+    import inspect
+
+    from rlviz.envs import gridworld
+    from rlviz.ui import chrome
+
+    chrome._source_of.cache_clear()
+    name, code = chrome._source_of(gridworld)
+    assert name == f"{gridworld.__module__}.{gridworld.__qualname__}"
+    assert code == inspect.getsource(gridworld)
+    chrome._source_of(gridworld)
+    assert chrome._source_of.cache_info().hits == 1
