@@ -185,7 +185,7 @@ with ui.page("bandits", intro=INTRO) as page:
         regret = figs.regret_race(result, step=q.t)
         ui.chart(regret, key="bandits.regret")
     with regret_log:
-        regret_log = figs.regret_race(result, step=q.t, log_time=True)
+        regret_log = figs.regret_race(result, step=q.t, log_axes=True)
         ui.chart(regret_log, key="bandits.regret_log")
     if testbed.fixed_means is None or not testbed.binary_rewards:
         bounds_note.caption("The Lai–Robbins and UCB1 bounds are drawn for Bernoulli arms that "
@@ -204,19 +204,20 @@ with ui.page("bandits", intro=INTRO) as page:
 
     page.read_it(
         "**Regret** is what exploring costs: after each step, the best arm's mean minus the mean "
-        "of the arm pulled, summed. On the linear axis a method that never stops exploring "
-        "(ε-greedy, constant ε) climbs in a straight line; on the **log-time** axis a method "
-        "whose regret grows like ln t is a straight line, and the Lai–Robbins line shows the "
-        "slowest slope any consistent method can have in the long run (it is a rate, not a "
-        "floor: early on, regret can sit below it). The shaded bands are 95% confidence "
-        "intervals of the mean over runs. **Who is winning** ranks the racers by regret so far "
-        "and shows where their pulls went, arms sorted by their true means (the diamonds)."
+        "of the arm pulled, summed. On linear axes (left) a method that never stops exploring "
+        "(ε-greedy with a constant ε) climbs in a straight line. On **log–log axes** (right) "
+        "that is a line of slope 1, while regret that grows like ln t flattens out; the "
+        "Lai–Robbins curve is the slowest growth any consistent method can have in the long "
+        "run (a rate, not a floor: a good method can sit below it early on and then runs "
+        "parallel to it). Bands are 95% confidence intervals of the mean over runs. **Who is "
+        "winning** ranks the racers by regret so far and shows where their pulls went, arms "
+        "sorted by their true means (the diamonds)."
     )
     page.try_this([
         "Load **Fig. 2.2**. Predict which of greedy, ε = 0.01 and ε = 0.1 leads at step 100 "
         "and at step 1000, then scrub t from 1 to 1000.",
-        "Load **Regret bounds** and look at the log-time chart: which curves become straight "
-        "lines parallel to the Lai–Robbins line? Now set UCB's c to 0.5, then 4.",
+        "Load **Regret bounds**: on the log–log chart, which racer runs parallel to the "
+        "Lai–Robbins curve, and which climbs at slope 1? Now set UCB's c to 0.5, then 4.",
         "Load **Fig. 2.5**: predict what removing the baseline does when every arm pays about "
         "+4. Then set μ to 0 in the testbed settings: does the baseline still matter?",
     ])
@@ -230,7 +231,7 @@ with ui.page("bandits", intro=INTRO) as page:
     page.source(bandits.race, bandits._race_chunk, *dict.fromkeys(type(a) for a in agents),
                 type(testbed), bandits.Noise)
     page.export(
-        figures={"regret": regret, "regret-log-time": regret_log, "reward": reward,
+        figures={"regret": regret, "regret-log-log": regret_log, "reward": reward,
                  "optimal": optimal, "snapshot": snapshot, "pulls": pulls},
         data={"curves": pd.DataFrame(result.curves()),
               "pull-shares": pd.DataFrame(result.pull_shares(), index=result.labels,

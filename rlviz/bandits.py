@@ -35,31 +35,32 @@ from typing import Any, ClassVar
 import numpy as np
 
 __all__ = [
+    "BOOK_AGENTS",
     "BOOK_VALUES",
+    "EQUATIONS",
+    "EXPECTED_MAX_OF_10",
+    "UCB",
     "Agent",
     "BernoulliTestbed",
     "BetaThompson",
+    "book_race",
     "BookValue",
     "Context",
     "EpsilonGreedy",
+    "gaussian",
     "GaussianTestbed",
     "GaussianThompson",
     "Gradient",
+    "kl_bernoulli",
+    "lai_robbins",
     "Noise",
     "Optimistic",
+    "parse_probs",
     "Race",
+    "race",
     "RandomWalkTestbed",
     "Stream",
     "Testbed",
-    "UCB",
-    "EQUATIONS",
-    "EXPECTED_MAX_OF_10",
-    "book_race",
-    "kl_bernoulli",
-    "lai_robbins",
-    "parse_probs",
-    "race",
-    "gaussian",
     "ucb1_bound",
     "unit",
 ]
@@ -266,9 +267,12 @@ def _unit_pair(bits: np.ndarray) -> np.ndarray:
     return out
 
 
-def _coin(bits: np.ndarray) -> np.ndarray:
-    """Uniform numbers in [0, 1) from the high 32 bits."""
-    return (bits >> _U32).astype(np.float64) * 2.0**-32
+def _coin_below(bits: np.ndarray, p: float) -> np.ndarray:
+    """Whether the uniform ``h / 2**32`` of the high 32 bits ``h`` is below ``p``.
+
+    Compared as integers: ``h / 2**32 < p`` exactly when ``h < ceil(p · 2**32)``.
+    """
+    return np.right_shift(bits, _U32) < np.uint64(math.ceil(p * 2.0**32))
 
 
 def _pick(bits: np.ndarray, n: int) -> np.ndarray:
@@ -673,7 +677,9 @@ class EpsilonGreedy(_ActionValues):
         if epsilon <= 0.0:
             return greedy
         bits = Noise.bits_at(ctx.cells[0], Stream.EXPLORE, step)
-        return np.where(_coin(bits) < epsilon, _pick(bits, ctx.arms), greedy)
+        explore = np.flatnonzero(_coin_below(bits, epsilon))
+        greedy[explore] = _pick(bits[explore], ctx.arms)
+        return greedy
 
 
 @dataclass(frozen=True)

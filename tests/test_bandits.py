@@ -526,3 +526,80 @@ def test_book_curves_are_ordered_like_the_figures(book):
     assert greedy < eps01 < eps1 < ucb
     early = book.reward[:, 50:150].mean(axis=1)
     assert early[2] > early[1]  # ε = 0.1 learns faster than ε = 0.01 at first
+
+
+# ------------------------------------------------------------------------------ figures
+@pytest.fixture(scope="module")
+def small_bernoulli_race():
+    agents = [B.EpsilonGreedy(0.1), B.EpsilonGreedy(0.01), B.UCB(math.sqrt(2)), B.BetaThompson()]
+    return B.race(agents, B.BernoulliTestbed(probs=PROBS), runs=40, steps=300, seed=0)
+
+
+def test_each_racer_keeps_one_colour_in_every_figure(small_bernoulli_race):
+    from rlviz.figures import bandits as F
+
+    r = small_bernoulli_race
+    colours = F.racer_colors(r)
+    assert len(set(colours)) == len(colours)  # two ε-greedy racers, two colours
+    assert colours[0] == F.color("epsilon_greedy") and colours[2] == F.color("ucb")
+    for fig in (F.regret_race(r), F.regret_race(r, log_axes=True), F.reward_curves(r),
+                F.optimal_curves(r)):
+        drawn = {t.name: t.line.color for t in fig.data if t.name in r.labels}
+        assert drawn == dict(zip(r.labels, colours, strict=True))
+    snap = F.snapshot(r, 150)
+    bars = {t.name: t.marker.color for t in snap.data if t.type == "bar" and t.name}
+    assert bars == dict(zip(r.labels, colours, strict=True))
+
+
+def test_bounds_are_drawn_only_for_fixed_bernoulli_arms(small_bernoulli_race):
+    from rlviz.figures import bandits as F
+
+    names = {t.name for t in F.regret_race(small_bernoulli_race).data}
+    assert {"Lai–Robbins rate (lower bound, asymptotic)",
+            "UCB1 upper bound (Auer et al. 2002)"} <= names
+    gaussian = B.race([B.UCB()], B.GaussianTestbed(), runs=5, steps=50, seed=0)
+    assert not any("bound" in (t.name or "") for t in F.regret_race(gaussian).data)
+
+
+def test_regret_axes(small_bernoulli_race):
+    from rlviz.figures import bandits as F
+
+    r = small_bernoulli_race
+    linear = F.regret_race(r, step=100)
+    assert linear.layout.xaxis.type == "linear" and linear.layout.yaxis.range[0] == 0
+    assert linear.layout.yaxis.range[1] >= r.regret_band()[1].max()
+    loglog = F.regret_race(r, log_axes=True)
+    assert loglog.layout.xaxis.type == "log" and loglog.layout.yaxis.type == "log"
+    assert all(np.all(np.asarray(t.y) > 0) for t in loglog.data)
+    assert np.all(np.isfinite(loglog.layout.yaxis.range))
+    # The means of a random walk start equal: no regret at step 1, and still a finite axis.
+    walk = B.race([B.EpsilonGreedy(0.1)], B.RandomWalkTestbed(arms=3), runs=5, steps=50, seed=0)
+    assert walk.regret[0, 0] == 0
+    assert np.all(np.isfinite(F.regret_race(walk, log_axes=True).layout.yaxis.range))
+
+
+def test_snapshot_shows_step_t_and_animates_the_race(small_bernoulli_race):
+    from rlviz.figures import bandits as F
+
+    r = small_bernoulli_race
+    snap = F.snapshot(r, 120, frames=10)
+    leader = snap.data[0]
+    np.testing.assert_allclose(leader.x, r.regret[:, 119])
+    np.testing.assert_allclose(snap.data[-1].y, r.rank_means[119])
+    shares = np.array([t.y for t in snap.data[1:-1]])
+    np.testing.assert_allclose(shares.sum(axis=1), 100.0)
+    names = [f.name for f in snap.frames]
+    assert "120" in names and names[0] == "1" and names[-1] == "300"
+    with pytest.raises(ValueError, match="step"):
+        F.snapshot(r, 301)
+
+
+def test_pull_shares_figure_matches_the_counts(small_bernoulli_race):
+    from rlviz.figures import bandits as F
+
+    r = small_bernoulli_race
+    z = np.asarray(F.pull_shares(r).data[0].z)
+    np.testing.assert_allclose(z, 100 * r.pull_shares())
+    # With the same arms in every run, rank j is arm j here (the probabilities are sorted).
+    by_arm = r.counts.sum(axis=1) / (r.runs * r.steps)
+    np.testing.assert_allclose(z / 100, by_arm)

@@ -29,14 +29,17 @@ ORDINALS = ("best", "2nd", "3rd")
 
 
 def racer_colors(race: bandits.Race) -> list[str]:
-    """One colour per racer: an algorithm's own colour for its first racer, spare ones after."""
-    used: list[str] = []
+    """One colour per racer, the same in every figure.
+
+    The first racer of each algorithm gets that algorithm's own colour (as on every page); a
+    second racer of the same algorithm gets a palette colour that no racer here owns.
+    """
+    owned = {color(agent.kind) for agent in race.agents}
+    spare = [c for c in PALETTE if c not in owned]
     out: list[str] = []
     for agent in race.agents:
         own = color(agent.kind)
-        pick = own if own not in used else next((c for c in PALETTE if c not in used), own)
-        used.append(pick)
-        out.append(pick)
+        out.append(own if own not in out else (spare.pop(0) if spare else own))
     return out
 
 
@@ -67,22 +70,27 @@ def _marker(fig: go.Figure, step: int | None, low: float, high: float, **where) 
     )
 
 
-def regret_race(race: bandits.Race, *, log_time: bool = False, step: int | None = None,
+def regret_race(race: bandits.Race, *, log_axes: bool = False, step: int | None = None,
                 level: float = 0.95, height: int = 420) -> go.Figure:
     """Mean cumulative regret of each racer with its confidence band, and the regret bounds.
 
     The Lai–Robbins rate and UCB1's upper bound are drawn when every run has the same
-    Bernoulli arms; the y axis is fitted to the racers, so a bound may leave the top.
+    Bernoulli arms. On linear axes the y axis is fitted to the racers, so a bound may leave the
+    top. With ``log_axes`` both axes are logarithmic: linear regret is a straight line of slope
+    1, logarithmic regret flattens out, and two curves with a constant ratio run parallel.
     """
-    idx = _steps_drawn(race.steps, log_time)
+    idx = _steps_drawn(race.steps, log_axes)
     t = idx + 1
     low, high = race.regret_band(level)
+    if log_axes:  # a log axis cannot show the band below zero
+        positive = race.regret[race.regret > 0]
+        floor = float(positive.min()) / 2 if positive.size else 1e-3
+        low = np.maximum(low, floor)
+    axis = "log" if log_axes else "linear"
     fig = figure(
-        height=height,
-        xaxis=dict(title="step t" + (" (log scale)" if log_time else ""),
-                   type="log" if log_time else "linear"),
-        yaxis=dict(title="cumulative regret", rangemode="tozero"),
-        hovermode="x unified",
+        height=height, hovermode="x unified",
+        xaxis=dict(title="step t" + (" (log scale)" if log_axes else ""), type=axis),
+        yaxis=dict(title="cumulative regret" + (" (log scale)" if log_axes else ""), type=axis),
     )
     for k, (label, c) in enumerate(zip(race.labels, racer_colors(race), strict=True)):
         fig.add_trace(go.Scatter(
@@ -94,8 +102,6 @@ def regret_race(race: bandits.Race, *, log_time: bool = False, step: int | None 
             x=t, y=race.regret[k, idx], name=label, legendgroup=label, line=dict(color=c),
             hovertemplate="%{y:.2f}",
         ))
-    top = float(high.max()) * 1.12 if high.size else 1.0
-    top = top if top > 0 else 1.0
     probs = race.testbed.fixed_means
     if probs is not None and race.testbed.binary_rewards:
         for name, curve, dash in (
@@ -103,12 +109,21 @@ def regret_race(race: bandits.Race, *, log_time: bool = False, step: int | None 
              "dash"),
             ("UCB1 upper bound (Auer et al. 2002)", bandits.ucb1_bound(probs, race.steps), "dot"),
         ):
+            keep = idx[curve[idx] > 0] if log_axes else idx
             fig.add_trace(go.Scatter(
-                x=t, y=curve[idx], name=name, line=dict(color=BOUND_COLOR, dash=dash, width=1.6),
-                hovertemplate="%{y:.2f}",
+                x=keep + 1, y=curve[keep], name=name, hovertemplate="%{y:.2f}",
+                line=dict(color=BOUND_COLOR, dash=dash, width=1.6),
             ))
-    fig.update_yaxes(range=[0, top])
-    _marker(fig, step, 0, top)
+    top = max(float(high.max()) * 1.12, 1e-3) if high.size else 1.0
+    if log_axes:
+        drawn = np.concatenate([np.asarray(v.y, dtype=float) for v in fig.data])
+        drawn = drawn[drawn > 0]
+        bottom = float(drawn.min()) if drawn.size else 1e-3
+        fig.update_yaxes(range=[np.log10(bottom), np.log10(top * 1.5)])
+        _marker(fig, step, bottom, top * 1.5)
+    else:
+        fig.update_yaxes(range=[0, top])
+        _marker(fig, step, 0, top)
     fig.update_layout(legend=dict(orientation="h", y=1.02, yanchor="bottom"))
     return fig
 
