@@ -177,6 +177,7 @@ with ui.page("bandits", intro=INTRO) as page:
     page.section("Cumulative regret")
     regret_lin, regret_log = st.columns(2)
     bounds_note = st.empty()
+    page.section("Average reward and optimal action")
     reward_box, optimal_box = st.columns(2)
     page.section("Who is winning at step t")
     q = page.controls([ui.IntSlider(name="t", label="Scrub to step t", min=1, max=p.steps,

@@ -1457,7 +1457,7 @@ BOOK_VALUES: tuple[BookValue, ...] = (
     # Exercise 2.8, UCB's spike at step 11: every arm has been pulled once, so UCB picks the
     # largest single sample q + n; E[q | q + n = s] = s/2 and the largest of 10 draws of
     # N(0, 2) has mean √2 · E[max of 10 N(0, 1)], so the expected reward is E_max / √2.
-    BookValue("Exercise 2.8, exact: E[max] / √2", "UCB c=2", "reward",
+    BookValue("Exercise 2.8, the spike of Fig. 2.4: E[max] / √2, exact", "UCB c=2", "reward",
               EXPECTED_MAX_OF_10 / math.sqrt(2.0), 0.08, steps=(11, 11)),
     # The book's "best possible, about 1.55": 3 standard errors (sd of the max 0.587).
     BookValue("E[max of 10 N(0, 1)], exact", "", "best", EXPECTED_MAX_OF_10,
