@@ -36,6 +36,9 @@ class Case:
     repeat: int = 5
     reference_repeat: int = 1
     note: str = ""
+    reference_scale: float = 1.0
+    """The reference does 1/scale of the case's work (say 20 of 2000 independent runs); its
+    median is multiplied by this before the ratio is taken. Say so in ``note``."""
 
 
 REGISTRY: list[Case] = []
@@ -51,12 +54,14 @@ def case(
     repeat: int = 5,
     reference_repeat: int = 1,
     note: str = "",
+    reference_scale: float = 1.0,
 ) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
     """Register a zero-argument function as a benchmark case."""
 
     def register(fn: Callable[[], Any]) -> Callable[[], Any]:
         REGISTRY.append(
-            Case(name, group, fn, budget, reference, min_ratio, repeat, reference_repeat, note)
+            Case(name, group, fn, budget, reference, min_ratio, repeat, reference_repeat, note,
+                 reference_scale)
         )
         return fn
 
@@ -126,5 +131,5 @@ def run_case(c: Case, *, quick: bool = False) -> Row:
     median = measure(c.fn, repeat)
     ref = None
     if c.reference is not None:
-        ref = measure(c.reference, 1 if quick else c.reference_repeat)
+        ref = measure(c.reference, 1 if quick else c.reference_repeat) * c.reference_scale
     return Row(c, median, ref)

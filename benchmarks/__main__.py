@@ -60,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{_fmt_time(row.reference_median):>10} {ratio:>8} {need:>6} {_mark(row.ratio_ok):>4}",
             flush=True,
         )
+    notes = [c for c in cases if c.note]
+    if notes:
+        print("\nNotes:")
+        for c in notes:
+            print(f"  {c.name}: {c.note}")
     print(f"\n{len(cases) - failed} of {len(cases)} cases within their budgets and ratios.")
     return 0
 

@@ -302,3 +302,17 @@ def test_an_empty_table_from_the_link_still_draws(demo):
     at = run_page(demo, query={"traj": "r=;done="})
     assert not at.exception
     assert metric(at, "reward sum") == "0.0"
+
+
+def test_source_panel_reads_each_object_once():
+    import inspect
+
+    from rlviz.envs import gridworld
+    from rlviz.ui import chrome
+
+    chrome._source_of.cache_clear()
+    name, code = chrome._source_of(gridworld)
+    assert name == f"{gridworld.__module__}.{gridworld.__qualname__}"
+    assert code == inspect.getsource(gridworld)
+    chrome._source_of(gridworld)
+    assert chrome._source_of.cache_info().hits == 1

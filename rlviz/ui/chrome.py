@@ -416,10 +416,9 @@ class Page:
                 "These are the rlviz functions this page called, read from the running code."
             )
             for obj in objects:
-                fn = inspect.unwrap(obj)
-                name = f"{fn.__module__}.{fn.__qualname__}"
+                name, code = _source_of(obj)
                 st.markdown(f"`{name}`")
-                st.code(inspect.getsource(fn), language="python", line_numbers=True)
+                st.code(code, language="python", line_numbers=True)
 
     def export(
         self,
@@ -482,6 +481,17 @@ class Page:
                     on_click="ignore", key=self.key("_export.settings"),
                     icon=":material/settings:",
                 )
+
+
+@functools.lru_cache(maxsize=512)
+def _source_of(obj: Callable | type) -> tuple[str, str]:
+    """Qualified name and source text of a function or class, read once per process.
+
+    ``inspect.getsource`` of a class parses its whole module, which takes tens of milliseconds
+    for a long module: too slow to repeat on every rerun of a page.
+    """
+    fn = inspect.unwrap(obj)
+    return f"{fn.__module__}.{fn.__qualname__}", inspect.getsource(fn)
 
 
 def _figure_html(fig: Any) -> str:

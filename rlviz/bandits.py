@@ -1,0 +1,1499 @@
+r"""Multi-armed bandits: testbeds, agents, vectorised regret races and the bounds on regret.
+
+A *race* runs several agents on the same bandit problems. Everything random in it is a pure
+function of ``(seed, stream, step, run, arm, draw)`` (see ``Noise``), which gives three
+guarantees at once:
+
+- **common random numbers**: every agent faces the same true arm means in run ``r``, and pulling
+  arm ``a`` at step ``t`` of run ``r`` pays the same reward whoever pulls it, so differences
+  between agents are differences between algorithms, not luck;
+- **independence from the line-up**: an agent's curves do not change when another racer is added
+  or removed, and run ``r`` does not depend on how many runs there are;
+- **a plain loop can check the vectorised code draw for draw**: a per-run Python loop asks for
+  the same numbers by index and must reproduce every action of every run.
+
+Layout: per-run state is stored arms-major, ``[A, R]`` (arms x runs), so that a reduction over
+arms is an element-wise operation across runs. Steps are numbered from 1 in text and in ``t``
+arguments of formulas; arrays are indexed from 0 (index ``i`` holds step ``i + 1``).
+
+Sources: Sutton & Barto, *Reinforcement Learning: An Introduction*, 2nd ed. (2018), chapter 2;
+Auer, Cesa-Bianchi & Fischer (2002), *Finite-time analysis of the multiarmed bandit problem*;
+Lai & Robbins (1985), *Asymptotically efficient adaptive allocation rules*; Thompson (1933);
+Agrawal & Goyal (2012); Marsaglia & Tsang (2000) for the gamma sampler.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from statistics import NormalDist
+from typing import Any, ClassVar
+
+import numpy as np
+
+__all__ = [
+    "BOOK_AGENTS",
+    "BOOK_VALUES",
+    "EQUATIONS",
+    "EXPECTED_MAX_OF_10",
+    "UCB",
+    "Agent",
+    "BernoulliTestbed",
+    "BetaThompson",
+    "book_race",
+    "BookValue",
+    "Context",
+    "EpsilonGreedy",
+    "gaussian",
+    "GaussianTestbed",
+    "GaussianThompson",
+    "Gradient",
+    "kl_bernoulli",
+    "lai_robbins",
+    "Noise",
+    "Optimistic",
+    "parse_probs",
+    "Race",
+    "race",
+    "RandomWalkTestbed",
+    "Stream",
+    "Testbed",
+    "ucb1_bound",
+    "unit",
+]
+
+MAX_ARMS = 256
+MAX_RUNS = 1 << 20
+MAX_STEPS = 1 << 22
+GAMMA_ATTEMPTS = 60
+"""Marsaglia–Tsang attempts per gamma draw (all rejected: probability below 1e-78)."""
+CHUNK_CELLS = 1 << 15
+"""Runs are raced in chunks of at most this many (run, arm) cells, which bounds the memory of
+a step's temporaries; the result does not depend on it."""
+STEP_BLOCK = 256
+"""Pulls are tallied (regret, optimal choices, ranks, counts) every this many steps."""
+_ALLOCATOR_PROBE = 31 << 20
+
+
+# ------------------------------------------------------------------------------ random numbers
+class Stream(IntEnum):
+    """What a random number is for; each purpose draws from its own independent stream."""
+
+    MEANS = 1
+    """True arm means of each run (drawn once, at step 0)."""
+    REWARD = 2
+    """Reward noise of pulling an arm: shared by every agent."""
+    WALK = 3
+    """Increments of the nonstationary random walk of the means."""
+    EXPLORE = 4
+    """ε-greedy's coin and its random arm."""
+    TIE = 5
+    """Breaking ties between equally valued arms."""
+    SAMPLE = 6
+    """Sampling an action (gradient bandit) or a posterior (Thompson sampling)."""
+
+
+_GOLDEN_INT = 0x9E3779B97F4A7C15
+_MASK64 = (1 << 64) - 1
+_GOLDEN = np.uint64(_GOLDEN_INT)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_RUN_SHIFT, _ARM_SHIFT = np.uint64(16), np.uint64(8)
+_U30, _U27, _U31, _U32, _U11 = (np.uint64(s) for s in (30, 27, 31, 32, 11))
+
+
+@dataclass(frozen=True)
+class Noise:
+    r"""Counter-based random numbers: each draw is a pure function of its index.
+
+    The 64-bit index ``i`` packs ``stream`` (6 bits), ``step`` (22), ``run`` (20), ``arm`` (8)
+    and ``draw`` (8). The output is SplitMix64 at that position of its sequence,
+
+    .. math:: x = \operatorname{mix}\big((k + i\,\gamma) \bmod 2^{64}\big),
+
+    with the key ``k`` made from the seed by ``np.random.SeedSequence``, ``γ`` the golden-ratio
+    increment and ``mix`` Stafford's variant-13 finaliser. No state is carried, so the
+    vectorised race computes only the numbers it needs (the reward of the arm actually pulled)
+    and a per-run loop can ask for exactly the same ones.
+
+    Source: Steele, Lea & Flood (2014), *Fast splittable pseudorandom number generators*;
+    Salmon et al. (2011), *Parallel random numbers: as easy as 1, 2, 3*.
+
+    Attributes:
+        seed: A non-negative integer.
+    """
+
+    seed: int
+    key: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer):
+            raise ValueError(f"the seed must be a whole number, not {self.seed!r}")
+        if self.seed < 0:
+            raise ValueError(f"the seed must be 0 or more, not {self.seed}")
+        state = np.random.SeedSequence(int(self.seed)).generate_state(1, dtype=np.uint64)
+        object.__setattr__(self, "key", int(state[0]))
+
+    def cells(self, run: Any, arm: Any = 0) -> np.ndarray:
+        """The (run, arm) part of the counter, premultiplied: ``(k + (run, arm)·γ) mod 2**64``.
+
+        A race computes these once; each step then costs one addition before the mix.
+
+        Raises:
+            ValueError: A run or arm index outside its field.
+        """
+        run, arm = np.asarray(run), np.asarray(arm)
+        for name, x, top in (("run", run, MAX_RUNS), ("arm", arm, MAX_ARMS)):
+            if x.size and (x.min() < 0 or x.max() >= top):
+                raise ValueError(f"{name} indices must lie in [0, {top})")
+        index = (run.astype(np.uint64) << _RUN_SHIFT) | (arm.astype(np.uint64) << _ARM_SHIFT)
+        return np.add(np.multiply(index, _GOLDEN), np.uint64(self.key), dtype=np.uint64)
+
+    @staticmethod
+    def bits_at(cells: np.ndarray, stream: int, step: int, draw: Any = 0) -> np.ndarray:
+        """64 random bits for each (run, arm) cell at the given stream, step and draw(s).
+
+        ``draw`` may be an array; it broadcasts against ``cells``.
+
+        Raises:
+            ValueError: A stream, step or draw index outside its field.
+        """
+        if not (0 <= stream < 64 and 0 <= step < MAX_STEPS):
+            raise ValueError("stream or step index out of range")
+        cells = np.asarray(cells)
+        base = ((int(stream) << 58) | (int(step) << 36)) * _GOLDEN_INT
+        if isinstance(draw, int | np.integer):
+            if not 0 <= draw < 256:
+                raise ValueError("draw index out of range")
+            offset = np.uint64((base + int(draw) * _GOLDEN_INT) & _MASK64)
+            shape = cells.shape
+        else:  # (base | draw)·γ = base·γ + draw·γ, as draw fits below bit 36
+            draw = np.asarray(draw)
+            if draw.size and (draw.min() < 0 or draw.max() > 255):
+                raise ValueError("draw index out of range")
+            offset = np.add(np.multiply(draw.astype(np.uint64), _GOLDEN), np.uint64(base & _MASK64))
+            shape = np.broadcast_shapes(cells.shape, offset.shape)
+        z = np.add(cells, offset, out=np.empty(shape, np.uint64))
+        t = np.right_shift(z, _U30, out=np.empty_like(z))
+        np.bitwise_xor(z, t, out=z)
+        np.multiply(z, _MIX1, out=z)
+        np.right_shift(z, _U27, out=t)
+        np.bitwise_xor(z, t, out=z)
+        np.multiply(z, _MIX2, out=z)
+        np.right_shift(z, _U31, out=t)
+        return np.bitwise_xor(z, t, out=z)
+
+    def bits(self, stream: int, step: int, run: Any, arm: Any = 0, draw: int = 0) -> np.ndarray:
+        """64 random bits per (run, arm); ``run`` and ``arm`` broadcast.
+
+        Args:
+            stream: A ``Stream``.
+            step: Step index in ``[0, 2**22)``.
+            run: Run indices in ``[0, 2**20)``.
+            arm: Arm indices in ``[0, 256)``.
+            draw: Which of several numbers for the same (step, run, arm), in ``[0, 256)``.
+        """
+        return self.bits_at(self.cells(run, arm), stream, step, draw)
+
+    def uniform(self, stream: int, step: int, run: Any, arm: Any = 0, draw: int = 0) -> np.ndarray:
+        """Uniform numbers in the open interval (0, 1), 53 random bits each."""
+        return unit(self.bits(stream, step, run, arm, draw))
+
+    def normal(self, stream: int, step: int, run: Any, arm: Any = 0, draw: int = 0) -> np.ndarray:
+        """Standard normal numbers (see ``gaussian``)."""
+        return gaussian(self.bits(stream, step, run, arm, draw))
+
+
+def unit(bits: np.ndarray) -> np.ndarray:
+    """Uniform numbers in (0, 1) from the top 53 bits: ``(b + 1/2) / 2**53``."""
+    u = np.array(np.right_shift(bits, _U11), dtype=np.float64)
+    u += 0.5
+    u *= 2.0**-53
+    return u
+
+
+def gaussian(bits: np.ndarray) -> np.ndarray:
+    r"""Standard normal numbers by the Box–Muller transform of one 64-bit draw.
+
+    .. math:: z = \sqrt{-2 \ln u_1}\,\cos(2\pi u_2),
+
+    ``u1`` from the high 32 bits (so ``|z| < 6.8``; the cut tail has probability ``1e-11``) and
+    ``u2`` from the low 32 bits. The cosine is taken in single precision (error about
+    ``1e-7``, far below any sampling error) because it is 30 times faster.
+    """
+    z = np.array(np.right_shift(bits, _U32), dtype=np.float64)
+    z += 0.5
+    z *= 2.0**-32
+    np.log(z, out=z)
+    z *= -2.0
+    np.sqrt(z, out=z)
+    angle = np.bitwise_and(bits, _LOW32).astype(np.float64)
+    angle *= 2.0 * np.pi * 2.0**-32
+    z *= np.cos(angle.astype(np.float32))
+    return z
+
+
+def _gaussian_pair(bits: np.ndarray) -> np.ndarray:
+    """Both Box–Muller outputs ``[r cos θ, r sin θ]`` of each draw, ``[2, *bits.shape]``.
+
+    The first row equals ``gaussian(bits)``.
+    """
+    r = np.array(np.right_shift(bits, _U32), dtype=np.float64)
+    r += 0.5
+    r *= 2.0**-32
+    np.log(r, out=r)
+    r *= -2.0
+    np.sqrt(r, out=r)
+    angle = np.bitwise_and(bits, _LOW32).astype(np.float64)
+    angle *= 2.0 * np.pi * 2.0**-32
+    angle32 = angle.astype(np.float32)
+    out = np.empty((2, *np.shape(bits)))
+    np.multiply(r, np.cos(angle32), out=out[0])
+    np.multiply(r, np.sin(angle32), out=out[1])
+    return out
+
+
+def _unit_pair(bits: np.ndarray) -> np.ndarray:
+    """Two uniforms in (0, 1) per draw, ``(h + 1/2) / 2**32`` of the high and the low 32 bits."""
+    out = np.empty((2, *np.shape(bits)))
+    np.right_shift(bits, _U32, out=out[0], casting="unsafe")
+    np.bitwise_and(bits, _LOW32, out=out[1], casting="unsafe")
+    out += 0.5
+    out *= 2.0**-32
+    return out
+
+
+def _coin_below(bits: np.ndarray, p: float) -> np.ndarray:
+    """Whether the uniform ``h / 2**32`` of the high 32 bits ``h`` is below ``p``.
+
+    Compared as integers: ``h / 2**32 < p`` exactly when ``h < ceil(p · 2**32)``.
+    """
+    return np.right_shift(bits, _U32) < np.uint64(math.ceil(p * 2.0**32))
+
+
+def _pick(bits: np.ndarray, n: int) -> np.ndarray:
+    """A uniform integer in ``[0, n)`` from the low 32 bits (multiply-shift, bias < n/2**32)."""
+    return (((bits & _LOW32) * np.uint64(n)) >> _U32).astype(np.int64)
+
+
+# ------------------------------------------------------------------------------ testbeds
+def _finite(name: str, value: Any) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, not {value!r}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, not {value}")
+    return value
+
+
+def _nonnegative(name: str, value: Any) -> None:
+    if _finite(name, value) < 0:
+        raise ValueError(f"{name} cannot be negative (got {value:g})")
+
+
+def _check_arms(arms: Any) -> None:
+    if isinstance(arms, bool) or not isinstance(arms, int | np.integer):
+        raise ValueError(f"the number of arms must be a whole number, not {arms!r}")
+    if arms < 1:
+        raise ValueError(f"a bandit needs at least one arm (got {arms})")
+    if arms > MAX_ARMS:
+        raise ValueError(f"at most {MAX_ARMS} arms are supported (got {arms})")
+
+
+class Testbed(ABC):
+    """A family of bandit problems: how each run's true means are drawn and rewards are paid.
+
+    Means are arms-major, ``[A, R]``. Rewards are drawn at the cells (run, arm) that were
+    pulled, so the reward of a pull depends only on (seed, step, run, arm), never on who pulls.
+    """
+
+    arms: int
+    stationary: ClassVar[bool] = True
+    binary_rewards: ClassVar[bool] = False
+
+    @property
+    def fixed_means(self) -> tuple[float, ...] | None:
+        """The arm means if every run has the same ones, else None."""
+        return None
+
+    @abstractmethod
+    def initial_means(self, noise: Noise, runs: np.ndarray) -> np.ndarray:
+        """True means ``[A, R]`` at step 1 of the runs with indices ``runs`` ``[R]``."""
+
+    def drift(self, step: int, means: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        """True means at step index ``step`` from those at ``step - 1`` (stationary: same)."""
+        return means
+
+    @abstractmethod
+    def reward(self, step: int, cells: np.ndarray, chosen_means: np.ndarray) -> np.ndarray:
+        """Rewards of the pulls at ``cells`` (see ``Noise.cells``) with the given true means."""
+
+    @property
+    @abstractmethod
+    def label(self) -> str:
+        """A one-line description."""
+
+
+@dataclass(frozen=True)
+class GaussianTestbed(Testbed):
+    r"""The k-armed testbed of Sutton & Barto (2018), section 2.3.
+
+    .. math:: q_*(a) \sim \mathcal N(\mu, s^2) \text{ once per run}, \qquad
+        R_t \sim \mathcal N(q_*(A_t), \sigma^2).
+
+    The book uses ``arms=10, mean=0, spread=1, noise_sd=1``; Figure 2.5 uses ``mean=4``.
+
+    Attributes:
+        arms: Number of arms ``k``.
+        mean: ``μ``, the mean of the true values.
+        spread: ``s``, their standard deviation.
+        noise_sd: ``σ``, the standard deviation of the rewards around them.
+    """
+
+    arms: int = 10
+    mean: float = 0.0
+    spread: float = 1.0
+    noise_sd: float = 1.0
+
+    def __post_init__(self) -> None:
+        _check_arms(self.arms)
+        _finite("the mean of the true values μ", self.mean)
+        _nonnegative("the spread of the true values", self.spread)
+        _nonnegative("the reward noise σ", self.noise_sd)
+
+    def initial_means(self, noise, runs):
+        """q*(a) = μ + s·z with z ~ N(0, 1) from the MEANS stream."""
+        return self.mean + self.spread * noise.normal(
+            Stream.MEANS, 0, runs, np.arange(self.arms)[:, None]
+        )
+
+    def reward(self, step, cells, chosen_means):
+        """R = q*(a) + σ·z with z from the REWARD stream at the pulled cell."""
+        return chosen_means + self.noise_sd * gaussian(Noise.bits_at(cells, Stream.REWARD, step))
+
+    @property
+    def label(self) -> str:
+        """A one-line description."""
+        return (f"{self.arms}-armed Gaussian testbed, q*(a) ~ N({self.mean:g}, {self.spread:g}²), "
+                f"reward noise σ = {self.noise_sd:g}")
+
+
+@dataclass(frozen=True)
+class BernoulliTestbed(Testbed):
+    """Arms that pay 1 with probability ``p_a`` and 0 otherwise.
+
+    With ``probs`` every run faces the same arms (the setting of the regret bounds); without,
+    each run draws ``p_a ~ U(0, 1)``.
+
+    Attributes:
+        probs: Success probability of each arm, in [0, 1]; or None for random ones.
+        arms: Number of arms when ``probs`` is None (otherwise ``len(probs)``).
+    """
+
+    probs: tuple[float, ...] | None = None
+    arms: int = 10
+    binary_rewards: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        if self.probs is not None:
+            probs = tuple(_finite("a success probability", p) for p in self.probs)
+            if not probs:
+                raise ValueError("a bandit needs at least one arm: give one probability per arm")
+            bad = ", ".join(f"{p:g}" for p in probs if not 0.0 <= p <= 1.0)
+            if bad:
+                raise ValueError(f"success probabilities must lie in [0, 1] (got {bad})")
+            object.__setattr__(self, "probs", probs)
+            object.__setattr__(self, "arms", len(probs))
+        _check_arms(self.arms)
+
+    @property
+    def fixed_means(self) -> tuple[float, ...] | None:
+        """The given probabilities, or None when each run draws its own."""
+        return self.probs
+
+    def initial_means(self, noise, runs):
+        """The given probabilities in every run, or U(0, 1) from the MEANS stream."""
+        if self.probs is not None:
+            return np.repeat(np.asarray(self.probs)[:, None], len(runs), axis=1)
+        return noise.uniform(Stream.MEANS, 0, runs, np.arange(self.arms)[:, None])
+
+    def reward(self, step, cells, chosen_means):
+        """R = 1 if u < p(a) else 0, with u from the REWARD stream at the pulled cell."""
+        return (unit(Noise.bits_at(cells, Stream.REWARD, step)) < chosen_means).astype(np.float64)
+
+    @property
+    def label(self) -> str:
+        """A one-line description."""
+        if self.probs is None:
+            return f"{self.arms}-armed Bernoulli, p(a) ~ U(0, 1) in each run"
+        return "Bernoulli arms, p = " + ", ".join(f"{p:g}" for p in self.probs)
+
+
+@dataclass(frozen=True)
+class RandomWalkTestbed(Testbed):
+    r"""A nonstationary testbed whose true means take independent random walks.
+
+    Sutton & Barto (2018), Exercise 2.5: the means start equal and after every step each one
+    moves by an independent normal increment,
+
+    .. math:: q_{t+1}(a) = q_t(a) + \varepsilon_{t,a},\quad \varepsilon_{t,a} \sim
+        \mathcal N(0, w^2), \qquad R_t \sim \mathcal N(q_t(A_t), \sigma^2).
+
+    Attributes:
+        arms: Number of arms.
+        start: The common starting value.
+        walk_sd: ``w``, the standard deviation of one step of the walk (0.01 in the book).
+        noise_sd: ``σ``, the reward noise.
+    """
+
+    arms: int = 10
+    start: float = 0.0
+    walk_sd: float = 0.01
+    noise_sd: float = 1.0
+    stationary: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        _check_arms(self.arms)
+        _finite("the starting value of the means", self.start)
+        _nonnegative("the random-walk step w", self.walk_sd)
+        _nonnegative("the reward noise σ", self.noise_sd)
+
+    def initial_means(self, noise, runs):
+        """Every mean starts at ``start``."""
+        return np.full((self.arms, len(runs)), self.start, dtype=np.float64)
+
+    def drift(self, step, means, cells):
+        """Each mean moves by ``w·z``, ``z ~ N(0, 1)`` from the WALK stream."""
+        return means + self.walk_sd * gaussian(Noise.bits_at(cells, Stream.WALK, step))
+
+    def reward(self, step, cells, chosen_means):
+        """R = q_t(a) + σ·z with z from the REWARD stream at the pulled cell."""
+        return chosen_means + self.noise_sd * gaussian(Noise.bits_at(cells, Stream.REWARD, step))
+
+    @property
+    def label(self) -> str:
+        """A one-line description."""
+        return (f"{self.arms}-armed random walk, q₁ = {self.start:g}, "
+                f"steps N(0, {self.walk_sd:g}²), reward noise σ = {self.noise_sd:g}")
+
+
+# ------------------------------------------------------------------------------ agents
+@dataclass(frozen=True, eq=False)
+class Context:
+    """What an agent may read during a race: sizes and the random cells of its runs.
+
+    Attributes:
+        arms: ``A``.
+        runs: ``R``, the runs handled together (a chunk of the race).
+        cells: ``[A, R]`` ``Noise.cells`` of each (arm, run).
+        local: ``[R]`` 0..R-1, for flat indexing ``a * R + r`` into ``[A, R]`` arrays.
+    """
+
+    arms: int
+    runs: int
+    cells: np.ndarray  # [A, R] uint64
+    local: np.ndarray  # [R] int64
+    first_weight: np.ndarray = field(init=False, repr=False)  # [A, 1] A, A-1, ..., 1
+    last_weight: np.ndarray = field(init=False, repr=False)  # [A, 1] 1, 2, ..., A
+
+    def __post_init__(self) -> None:
+        dtype = np.uint8 if self.arms < 256 else np.uint16
+        object.__setattr__(self, "first_weight", np.arange(self.arms, 0, -1, dtype=dtype)[:, None])
+        object.__setattr__(self, "last_weight", np.arange(1, self.arms + 1, dtype=dtype)[:, None])
+
+    def flat(self, actions: np.ndarray) -> np.ndarray:
+        """Flat indices of ``(actions[r], r)`` into ``[A, R]`` arrays."""
+        return actions * self.runs + self.local
+
+    def first_top(self, is_top: np.ndarray) -> np.ndarray:
+        """The first arm flagged in each run of ``is_top`` ``[A, R]`` bool (``argmax(axis=0)``).
+
+        A weighted maximum across runs is several times faster than ``argmax`` along the arms.
+        """
+        return self.arms - (is_top.view(np.uint8) * self.first_weight).max(axis=0).astype(np.int64)
+
+    def last_top(self, is_top: np.ndarray) -> np.ndarray:
+        """The last arm flagged in each run of ``is_top`` ``[A, R]`` bool."""
+        return (is_top.view(np.uint8) * self.last_weight).max(axis=0).astype(np.int64) - 1
+
+
+def _argmax(values: np.ndarray, ctx: Context) -> np.ndarray:
+    """The first arm with the largest value in each run, like ``values.argmax(axis=0)``."""
+    return ctx.first_top(values == values.max(axis=0))
+
+
+def _argmax_random_ties(values: np.ndarray, ctx: Context, step: int) -> np.ndarray:
+    """The arm with the largest value in each run, ties broken uniformly at random.
+
+    Each tied arm gets the key ``U(TIE, step, run, arm)`` and the largest key wins, which is a
+    uniform choice among the tied arms. Keys are computed only for runs that have a tie.
+
+    Args:
+        values: ``[A, R]``; ``+inf`` allowed (untried arms), NaN not.
+        ctx: The race context (its ``cells`` key the tie-breaking draws).
+        step: 0-based step index.
+
+    Returns:
+        ``[R]`` int64.
+    """
+    is_top = values == values.max(axis=0)
+    choice = ctx.first_top(is_top)
+    if np.count_nonzero(is_top) == ctx.runs:  # one top arm in every run: no ties anywhere
+        return choice
+    tied = np.flatnonzero(choice != ctx.last_top(is_top))
+    if tied.size:
+        keys = unit(Noise.bits_at(ctx.cells[:, tied], Stream.TIE, step))
+        choice[tied] = np.where(is_top[:, tied], keys, -1.0).argmax(axis=0)
+    return choice
+
+
+class Agent(ABC):
+    """A bandit algorithm: small, frozen, described only by its parameters.
+
+    A race calls ``start`` once, then at each step ``act`` (an arm in every run) and ``learn``
+    (update from the rewards). Mutable state lives in the dict that ``start`` returns; the
+    agent itself never changes.
+    """
+
+    kind: ClassVar[str]
+    """Colour key shared by all pages (``rlviz.figures.color``)."""
+
+    @property
+    @abstractmethod
+    def label(self) -> str:
+        """A short name with the parameters, e.g. ``"UCB c=2"``."""
+
+    @abstractmethod
+    def start(self, ctx: Context) -> dict[str, np.ndarray]:
+        """Fresh state, arrays ``[A, R]``."""
+
+    @abstractmethod
+    def act(self, state: dict[str, np.ndarray], ctx: Context, step: int) -> np.ndarray:
+        """The arm ``A_t`` of each run, ``[R]`` int64; ``step`` is the 0-based index ``t - 1``."""
+
+    @abstractmethod
+    def learn(self, state: dict[str, np.ndarray], ctx: Context, step: int, pulls: np.ndarray,
+              rewards: np.ndarray) -> None:
+        """Update the state after the pulls paid ``rewards`` ``[R]``.
+
+        ``pulls`` ``[R]`` are the pulled (arm, run) cells as flat indices ``a * R + r`` into
+        ``[A, R]`` arrays (``ctx.flat`` of the actions).
+        """
+
+    def check(self, testbed: Testbed) -> None:  # noqa: B027 - most agents play any testbed
+        """Raise ``ValueError`` if this agent cannot play ``testbed``."""
+
+
+def _check_step_size(step_size: float | None) -> None:
+    if step_size is not None and not 0.0 < _finite("the step size α", step_size) <= 1.0:
+        raise ValueError(f"the step size α must lie in (0, 1], not {step_size:g}")
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+class _ActionValues(Agent):
+    """Bookkeeping shared by action-value methods: estimates ``Q`` and counts ``N``."""
+
+    initial: float = 0.0
+    step_size: float | None = None
+
+    def start(self, ctx):
+        """Estimates ``Q = Q_1`` and counts ``N = 0``."""
+        return {
+            "Q": np.full((ctx.arms, ctx.runs), float(self.initial)),
+            "N": np.zeros((ctx.arms, ctx.runs)),
+        }
+
+    def learn(self, state, ctx, step, pulls, rewards):
+        r"""Incremental update of the pulled arm, :math:`Q \leftarrow Q + \alpha_n (R - Q)`.
+
+        ``α_n = 1/N(a)`` gives the sample average, a constant ``α`` the exponential
+        recency-weighted average (Sutton & Barto 2018, equations 2.3 and 2.5).
+        """
+        q, n = state["Q"].ravel(), state["N"].ravel()
+        n[pulls] += 1.0
+        rate = 1.0 / n[pulls] if self.step_size is None else self.step_size
+        q[pulls] += rate * (rewards - q[pulls])
+
+
+@dataclass(frozen=True)
+class EpsilonGreedy(_ActionValues):
+    r"""ε-greedy action selection on action-value estimates.
+
+    .. math:: A_t = \begin{cases} \text{a uniformly random arm} & \text{with probability }
+        \varepsilon_t, \\ \arg\max_a Q_t(a) \text{ (ties at random)} & \text{otherwise,}
+        \end{cases} \qquad \varepsilon_t = \frac{\varepsilon}{1 + d\,(t-1)},
+
+    with ``Q`` updated by sample averages (``step_size=None``) or a constant step size.
+    ``epsilon=0`` is the greedy method. Source: Sutton & Barto (2018), sections 2.2–2.5.
+
+    Attributes:
+        epsilon: Exploration probability ``ε`` in [0, 1].
+        step_size: Constant ``α`` in (0, 1], or None for sample averages.
+        decay: ``d ≥ 0``; 0 keeps ε constant.
+        initial: Initial estimates ``Q_1(a)``.
+    """
+
+    epsilon: float = 0.1
+    step_size: float | None = None
+    decay: float = 0.0
+    initial: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= _finite("ε", self.epsilon) <= 1.0:
+            raise ValueError(f"ε is a probability and must lie in [0, 1], not {self.epsilon:g}")
+        _check_step_size(self.step_size)
+        _nonnegative("the ε decay d", self.decay)
+        _finite("the initial estimate Q₁", self.initial)
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        """``greedy`` for ε = 0, else ``epsilon_greedy``."""
+        return "greedy" if self.epsilon == 0 else "epsilon_greedy"
+
+    @property
+    def label(self) -> str:
+        """``greedy`` for ε = 0, else ``epsilon_greedy``."""
+        name = "greedy" if self.epsilon == 0 else f"ε-greedy ε={_fmt(self.epsilon)}"
+        if self.decay and self.epsilon:
+            name += f"/(1+{_fmt(self.decay)}(t−1))"
+        if self.step_size is not None:
+            name += f", α={_fmt(self.step_size)}"
+        if self.initial:
+            name += f", Q₁={_fmt(self.initial)}"
+        return name
+
+    def act(self, state, ctx, step):
+        """Explore with probability ε_t (EXPLORE stream), else the greedy arm."""
+        greedy = _argmax_random_ties(state["Q"], ctx, step)
+        epsilon = self.epsilon / (1.0 + self.decay * step)
+        if epsilon <= 0.0:
+            return greedy
+        bits = Noise.bits_at(ctx.cells[0], Stream.EXPLORE, step)
+        explore = np.flatnonzero(_coin_below(bits, epsilon))
+        greedy[explore] = _pick(bits[explore], ctx.arms)
+        return greedy
+
+
+@dataclass(frozen=True)
+class Optimistic(_ActionValues):
+    r"""Greedy action selection from optimistic initial values.
+
+    Every estimate starts at ``Q_1``, well above any true mean; each pull disappoints and moves
+    the greedy choice on to another arm, so the agent explores early and then stops.
+
+    .. math:: A_t = \arg\max_a Q_t(a), \qquad
+        Q_{t+1}(A_t) = Q_t(A_t) + \alpha\,\big(R_t - Q_t(A_t)\big)
+
+    Source: Sutton & Barto (2018), section 2.6 and Figure 2.3 (``Q_1 = 5``, ``α = 0.1``).
+
+    Attributes:
+        initial: The optimistic starting estimate ``Q_1(a)``.
+        step_size: Constant ``α`` in (0, 1], or None for sample averages (which forget
+            ``Q_1`` after the first pull of each arm).
+    """
+
+    initial: float = 5.0
+    step_size: float | None = 0.1
+    kind: ClassVar[str] = "optimistic"
+
+    def __post_init__(self) -> None:
+        _finite("the initial estimate Q₁", self.initial)
+        _check_step_size(self.step_size)
+
+    @property
+    def label(self) -> str:
+        """For example ``optimistic Q₁=5, α=0.1``."""
+        alpha = "1/n" if self.step_size is None else _fmt(self.step_size)
+        return f"optimistic Q₁={_fmt(self.initial)}, α={alpha}"
+
+    def act(self, state, ctx, step):
+        """The greedy arm, ties at random."""
+        return _argmax_random_ties(state["Q"], ctx, step)
+
+
+@dataclass(frozen=True)
+class UCB(_ActionValues):
+    r"""Upper-confidence-bound action selection on sample averages.
+
+    .. math:: A_t = \arg\max_a \Big[ Q_t(a) + c \sqrt{\frac{\ln t}{N_t(a)}} \Big],
+
+    where an untried arm (``N_t(a) = 0``) is maximising, so every arm is tried once in random
+    order. Source: Sutton & Barto (2018), equation 2.10. With ``c = √2`` and rewards in [0, 1]
+    this is UCB1 of Auer, Cesa-Bianchi & Fischer (2002), who write ``ln n`` with ``n = t − 1``
+    plays so far; the two differ only in the first rounds.
+
+    Attributes:
+        c: Exploration weight ``c ≥ 0`` (0 is greedy after one pull of each arm).
+    """
+
+    c: float = 2.0
+    kind: ClassVar[str] = "ucb"
+
+    def __post_init__(self) -> None:
+        if _finite("UCB's exploration weight c", self.c) < 0:
+            raise ValueError(f"UCB's exploration weight c must be 0 or more, not {self.c:g}")
+
+    @property
+    def label(self) -> str:
+        """``UCB c=2``, or ``UCB1 (c=√2)``."""
+        return "UCB1 (c=√2)" if math.isclose(self.c, math.sqrt(2)) else f"UCB c={_fmt(self.c)}"
+
+    def act(self, state, ctx, step):
+        """The arm with the largest upper confidence bound; untried arms first."""
+        q, n = state["Q"], state["N"]
+        bonus = self.c * np.sqrt(math.log(step + 1.0) / np.maximum(n, 1.0))
+        return _argmax_random_ties(np.where(n > 0, q + bonus, np.inf), ctx, step)
+
+
+@dataclass(frozen=True)
+class GaussianThompson(Agent):
+    r"""Thompson sampling with a Gaussian prior and Gaussian rewards of known noise.
+
+    Arm ``a`` with ``N_a`` pulls summing to ``S_a`` has the normal posterior
+
+    .. math:: \lambda_a = \frac{1}{s_0^2} + \frac{N_a}{\sigma^2}, \qquad
+        m_a = \frac{\mu_0 / s_0^2 + S_a / \sigma^2}{\lambda_a};
+
+    each step the agent draws ``θ_a ~ N(m_a, 1/λ_a)`` and pulls ``argmax θ``. On the
+    Sutton & Barto testbed the prior ``N(μ, 1)`` with ``σ = 1`` is exactly right.
+    Source: Thompson (1933); Russo et al. (2018), *A Tutorial on Thompson Sampling*, section 4.
+
+    Attributes:
+        prior_mean: ``μ_0``.
+        prior_sd: ``s_0 > 0``.
+        noise_sd: ``σ > 0``, the reward noise the agent assumes.
+    """
+
+    prior_mean: float = 0.0
+    prior_sd: float = 1.0
+    noise_sd: float = 1.0
+    kind: ClassVar[str] = "thompson"
+
+    def __post_init__(self) -> None:
+        _finite("the prior mean μ₀", self.prior_mean)
+        if _finite("the prior standard deviation", self.prior_sd) <= 0:
+            raise ValueError("the prior standard deviation must be positive")
+        if _finite("the assumed reward noise", self.noise_sd) <= 0:
+            raise ValueError("the assumed reward noise must be positive")
+
+    @property
+    def label(self) -> str:
+        """For example ``Thompson N(0, 1²)``."""
+        return f"Thompson N({_fmt(self.prior_mean)}, {_fmt(self.prior_sd)}²)"
+
+    def start(self, ctx):
+        """Counts, sums, and the prior as every arm's posterior."""
+        shape = (ctx.arms, ctx.runs)
+        return {
+            "N": np.zeros(shape),
+            "S": np.zeros(shape),
+            "mean": np.full(shape, float(self.prior_mean)),
+            "sd": np.full(shape, float(self.prior_sd)),
+        }
+
+    def act(self, state, ctx, step):
+        """Draw ``θ = m + z/√λ`` for every arm (SAMPLE stream) and pull the largest."""
+        theta = gaussian(Noise.bits_at(ctx.cells, Stream.SAMPLE, step))
+        theta *= state["sd"]
+        theta += state["mean"]
+        return _argmax(theta, ctx)
+
+    def learn(self, state, ctx, step, pulls, rewards):
+        """Update the pulled arm's count, sum, posterior mean and standard deviation."""
+        n, s = state["N"].reshape(-1), state["S"].reshape(-1)
+        n[pulls] += 1.0
+        s[pulls] += rewards
+        precision = 1.0 / self.prior_sd**2 + n[pulls] / self.noise_sd**2
+        state["mean"].reshape(-1)[pulls] = (
+            self.prior_mean / self.prior_sd**2 + s[pulls] / self.noise_sd**2
+        ) / precision
+        state["sd"].reshape(-1)[pulls] = 1.0 / np.sqrt(precision)
+
+
+def _marsaglia_tsang(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The constants ``d = k − 1/3`` and ``c = 1/√(9d)``, with ``k = shape + 1`` below 1."""
+    d = np.where(shape < 1.0, shape + 1.0, shape) - 1.0 / 3.0
+    return d, 1.0 / np.sqrt(9.0 * d)
+
+
+def _accept(z: np.ndarray, u: np.ndarray, d: np.ndarray, c: np.ndarray):
+    """One Marsaglia–Tsang attempt: the candidate ``d v`` and whether it is accepted.
+
+    The squeeze ``u < 1 − 0.0331 z⁴`` accepts most candidates without a logarithm; only the
+    others take the exact test ``ln u < z²/2 + d − d v + d ln v``.
+    """
+    v = c * z
+    v += 1.0
+    cube = v * v
+    cube *= v
+    z2 = z * z
+    squeeze = z2 * z2
+    squeeze *= -0.0331
+    squeeze += 1.0
+    positive = cube > 0.0
+    ok = u < squeeze
+    ok &= positive
+    rest = np.flatnonzero(positive ^ ok)  # v > 0 but not inside the squeeze
+    if rest.size:
+        zr, ur, vr = z2.ravel()[rest], u.ravel()[rest], cube.ravel()[rest]
+        dr = np.broadcast_to(d, z.shape).ravel()[rest]
+        ok.ravel()[rest] = np.log(ur) < 0.5 * zr + dr - dr * vr + dr * np.log(vr)
+    cube *= d
+    return cube, ok  # cube now holds the candidates d v
+
+
+def _gamma_pairs(cells: np.ndarray, step: int, shape: np.ndarray, d: np.ndarray,
+                 c: np.ndarray, *, boost: bool = True) -> np.ndarray:
+    r"""Pairs of gamma draws ``X ~ Gamma(shape[0])``, ``Y ~ Gamma(shape[1])`` at every cell.
+
+    Marsaglia & Tsang (2000): with ``d = k − 1/3`` and ``c = 1/\sqrt{9d}``, draw
+    ``z ~ N(0, 1)`` and ``u ~ U(0, 1)``, set ``v = (1 + cz)^3`` and accept ``dv`` when ``v > 0``
+    and ``\ln u < z^2/2 + d − dv + d \ln v``, otherwise try again. For ``k < 1`` a draw of
+    ``Gamma(k + 1)`` is scaled by ``u^{1/k}``.
+
+    Draws: attempt ``j`` at cell (run, arm) takes the Box–Muller pair of draw ``2j`` (cosine
+    for ``X``, sine for ``Y``) and the two 32-bit halves of draw ``2j + 1`` (high for ``X``,
+    low for ``Y``); the scaling uniforms are the halves of draw ``2·GAMMA_ATTEMPTS``. Every
+    sample makes attempt 0; the few rejected ones (2–5 %) make the next attempts together.
+
+    Args:
+        cells: ``[A, R]`` ``Noise.cells``.
+        step: 0-based step index.
+        shape: ``[2, A, R]`` gamma shapes ``k > 0``.
+        d: ``[2, A, R]`` ``_marsaglia_tsang`` constant ``d``.
+        c: ``[2, A, R]`` ``_marsaglia_tsang`` constant ``c``.
+        boost: Whether some shape may be below 1 (False skips looking).
+
+    Returns:
+        ``[2, A, R]`` the draws.
+    """
+    size = cells.size
+    z = _gaussian_pair(Noise.bits_at(cells, Stream.SAMPLE, step, 0))
+    u = _unit_pair(Noise.bits_at(cells, Stream.SAMPLE, step, 1))
+    out, ok = _accept(z, u, d, c)
+    flat_out, flat_d, flat_c = out.reshape(-1), d.reshape(-1), c.reshape(-1)
+    flat_cells = cells.reshape(-1)
+    todo = np.flatnonzero(~ok)  # flat indices into [2, A, R] still rejected
+    attempt = 1
+    while todo.size and attempt < GAMMA_ATTEMPTS:
+        tries = np.arange(attempt, min(attempt + 4, GAMMA_ATTEMPTS))[:, None]  # [J, 1]
+        at, is_x = flat_cells[todo % size], todo < size
+        normals = _gaussian_pair(Noise.bits_at(at, Stream.SAMPLE, step, 2 * tries))
+        uniforms = _unit_pair(Noise.bits_at(at, Stream.SAMPLE, step, 2 * tries + 1))
+        z = np.where(is_x, normals[0], normals[1])  # [J, n]: cosine for X, sine for Y
+        u = np.where(is_x, uniforms[0], uniforms[1])
+        value, ok = _accept(z, u, flat_d[todo], flat_c[todo])
+        hit = ok.any(axis=0)
+        first = ok.argmax(axis=0)
+        flat_out[todo[hit]] = value[first[hit], np.flatnonzero(hit)]
+        todo = todo[~hit]
+        attempt += tries.size
+    flat_out[todo] = flat_d[todo]  # every attempt rejected (p < 1e-78): fall back to d
+    if boost:
+        boosted = shape < 1.0
+        scale = _unit_pair(Noise.bits_at(cells, Stream.SAMPLE, step, 2 * GAMMA_ATTEMPTS))
+        out[boosted] *= scale[boosted] ** (1.0 / shape[boosted])
+    return out
+
+
+@dataclass(frozen=True)
+class BetaThompson(Agent):
+    r"""Thompson sampling for Bernoulli arms with a Beta prior.
+
+    Arm ``a`` with ``s_a`` successes and ``f_a`` failures has posterior
+    ``Beta(α + s_a, β + f_a)``; each step the agent draws ``θ_a`` from it and pulls
+    ``argmax θ``. A Beta draw is ``X / (X + Y)`` with ``X ~ Gamma(α + s_a)`` and
+    ``Y ~ Gamma(β + f_a)`` (see ``_gamma_pairs``). Source: Thompson (1933); Agrawal & Goyal
+    (2012) and Kaufmann, Korda & Munos (2012), who prove it attains the Lai–Robbins rate.
+
+    Attributes:
+        alpha: Prior successes ``α > 0`` (with ``beta=1``, 1 is the uniform prior).
+        beta: Prior failures ``β > 0``.
+    """
+
+    alpha: float = 1.0
+    beta: float = 1.0
+    kind: ClassVar[str] = "thompson"
+
+    def __post_init__(self) -> None:
+        for name, value in (("α", self.alpha), ("β", self.beta)):
+            if _finite(f"the Beta prior's {name}", value) <= 0:
+                raise ValueError(f"the Beta prior's {name} must be positive, not {value:g}")
+
+    @property
+    def label(self) -> str:
+        """For example ``Thompson Beta(1, 1)``."""
+        return f"Thompson Beta({_fmt(self.alpha)}, {_fmt(self.beta)})"
+
+    def check(self, testbed: Testbed) -> None:
+        """Only 0/1 rewards have a Beta posterior."""
+        if not testbed.binary_rewards:
+            raise ValueError(
+                "Beta–Bernoulli Thompson sampling needs rewards of 0 or 1: race it on Bernoulli "
+                "arms, or use Gaussian Thompson sampling"
+            )
+
+    def start(self, ctx):
+        """Posterior shapes ``[α, β]`` per arm and their Marsaglia–Tsang constants."""
+        shape = np.empty((2, ctx.arms, ctx.runs))
+        shape[0], shape[1] = self.alpha, self.beta
+        d, c = _marsaglia_tsang(shape)
+        return {"shape": shape, "d": d, "c": c}
+
+    def act(self, state, ctx, step):
+        """Draw ``θ ~ Beta`` for every arm and pull the largest."""
+        x, y = _gamma_pairs(ctx.cells, step, state["shape"], state["d"], state["c"],
+                            boost=min(self.alpha, self.beta) < 1.0)
+        return _argmax(x / (x + y), ctx)
+
+    def learn(self, state, ctx, step, pulls, rewards):
+        """A win adds 1 to the pulled arm's α, a loss to its β."""
+        # Posterior Beta(α + wins, β + losses): shape[0] counts wins, shape[1] losses.
+        shape = state["shape"].reshape(2, -1)
+        shape[0, pulls] += rewards
+        shape[1, pulls] += 1.0 - rewards
+        d, c = _marsaglia_tsang(shape[:, pulls])
+        state["d"].reshape(2, -1)[:, pulls] = d
+        state["c"].reshape(2, -1)[:, pulls] = c
+
+
+@dataclass(frozen=True)
+class Gradient(Agent):
+    r"""The gradient bandit: a softmax policy moved by stochastic gradient ascent.
+
+    .. math:: \pi_t(a) = \frac{e^{H_t(a)}}{\sum_b e^{H_t(b)}}, \qquad
+        H_{t+1}(a) = H_t(a) + \alpha\,(R_t - \bar R_t)\,(\mathbb 1_{a = A_t} - \pi_t(a)),
+
+    with the baseline ``R̄_t`` the average of the rewards up to and including step ``t``, or 0
+    without a baseline. Source: Sutton & Barto (2018), section 2.8, equation 2.12, Figure 2.5.
+
+    Attributes:
+        alpha: Step size ``α > 0``.
+        baseline: Subtract the average reward (True) or not (False).
+    """
+
+    alpha: float = 0.1
+    baseline: bool = True
+
+    def __post_init__(self) -> None:
+        if _finite("the gradient step size α", self.alpha) <= 0:
+            raise ValueError(f"the gradient step size α must be positive, not {self.alpha:g}")
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        """``gradient``, or ``gradient_no_baseline``."""
+        return "gradient" if self.baseline else "gradient_no_baseline"
+
+    @property
+    def label(self) -> str:
+        """``gradient``, or ``gradient_no_baseline``."""
+        return f"gradient α={_fmt(self.alpha)}" + ("" if self.baseline else ", no baseline")
+
+    def start(self, ctx):
+        """Preferences ``H = 0`` (a uniform policy) and a zero baseline."""
+        return {
+            "H": np.zeros((ctx.arms, ctx.runs)),
+            "pi": np.full((ctx.arms, ctx.runs), 1.0 / ctx.arms),
+            "baseline": np.zeros(ctx.runs),
+        }
+
+    def act(self, state, ctx, step):
+        """Sample ``A_t ~ π_t`` by inverting its CDF at a uniform (SAMPLE stream)."""
+        h = state["H"]
+        e = np.exp(h - h.max(axis=0))
+        state["pi"] = pi = e / e.sum(axis=0)
+        u = unit(Noise.bits_at(ctx.cells[0], Stream.SAMPLE, step))
+        # Inverse-CDF sampling: the number of arms whose cumulative probability is <= u. The
+        # cumulative sum goes arm by arm (whole rows), several times faster than np.cumsum here.
+        cum = pi.copy()
+        for a in range(1, ctx.arms):
+            np.add(cum[a], cum[a - 1], out=cum[a])
+        return np.minimum(np.count_nonzero(cum <= u, axis=0), ctx.arms - 1)
+
+    def learn(self, state, ctx, step, pulls, rewards):
+        """Move every preference along ``(R − R̄)(1{a = A_t} − π(a))``."""
+        if self.baseline:
+            state["baseline"] += (rewards - state["baseline"]) / (step + 1.0)
+        step_ = self.alpha * (rewards - state["baseline"])
+        h = state["H"]
+        h -= step_ * state["pi"]
+        h.ravel()[pulls] += step_
+
+
+# ------------------------------------------------------------------------------ the race
+@dataclass(frozen=True, eq=False)
+class Race:
+    """Curves of several agents on the same bandit problems, averaged over runs.
+
+    Step ``t`` (1-based) is at index ``t - 1`` of every per-step array. Regret is the
+    pseudo-regret ``Σ_s (max_a q_s(a) − q_s(A_s))``: the same expectation as the realised
+    regret ``Σ_s (max_a q_s(a) − R_s)``, with far less noise.
+
+    Attributes:
+        agents: The racers, in order (``K`` of them).
+        testbed: The problem family.
+        runs, steps, seed: ``R``, ``T`` and the seed.
+        reward: ``[K, T]`` mean reward at each step.
+        optimal: ``[K, T]`` fraction of runs that chose an optimal arm at each step.
+        regret: ``[K, T]`` mean cumulative regret after each step.
+        regret_sd: ``[K, T]`` its standard deviation across runs.
+        final_regret: ``[K, R]`` cumulative regret of each run after the last step.
+        counts: ``[K, R, A]`` pulls of each arm in each run.
+        choice_by_rank: ``[K, T, A]`` fraction of runs that chose, at each step, the arm whose
+            true mean ranked ``j`` (0 = best, ties share the better rank) at that step.
+        means: ``[R, A]`` true means at step 1.
+        final_means: ``[R, A]`` true means at the last step (equal to ``means`` if stationary).
+        rank_means: ``[T, A]`` mean over runs of the ``j``-th largest true mean at each step.
+    """
+
+    agents: tuple[Agent, ...]
+    testbed: Testbed
+    runs: int
+    steps: int
+    seed: int
+    reward: np.ndarray  # [K, T]
+    optimal: np.ndarray  # [K, T]
+    regret: np.ndarray  # [K, T]
+    regret_sd: np.ndarray  # [K, T]
+    final_regret: np.ndarray  # [K, R]
+    counts: np.ndarray  # [K, R, A] int64
+    choice_by_rank: np.ndarray  # [K, T, A]
+    means: np.ndarray  # [R, A]
+    final_means: np.ndarray  # [R, A]
+    rank_means: np.ndarray  # [T, A]
+
+    @property
+    def labels(self) -> list[str]:
+        """Each racer's label, repeats numbered so that every label is unique."""
+        seen: dict[str, int] = {}
+        out = []
+        for agent in self.agents:
+            n = seen[agent.label] = seen.get(agent.label, 0) + 1
+            out.append(agent.label if n == 1 else f"{agent.label} ({n})")
+        return out
+
+    @property
+    def best_mean(self) -> np.ndarray:
+        """``[T]`` mean over runs of the best true mean: the best possible average reward."""
+        return self.rank_means[:, 0]
+
+    def regret_band(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)`` ``[K, T]``: a normal-approximation confidence band of the mean regret."""
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"the confidence level must lie in (0, 1), not {level}")
+        half = NormalDist().inv_cdf(0.5 + level / 2.0) * self.regret_sd / math.sqrt(self.runs)
+        return self.regret - half, self.regret + half
+
+    def curves(self, level: float = 0.95) -> dict[str, np.ndarray]:
+        """Every per-step curve in long form: one row per (racer, step), for export."""
+        low, high = self.regret_band(level)
+        k, t = self.reward.shape
+        return {
+            "racer": np.repeat(np.array(self.labels, dtype=object), t),
+            "step": np.tile(np.arange(1, t + 1), k),
+            "average_reward": self.reward.ravel(),
+            "optimal_fraction": self.optimal.ravel(),
+            "regret_mean": self.regret.ravel(),
+            "regret_low": low.ravel(),
+            "regret_high": high.ravel(),
+            "best_possible_reward": np.tile(self.best_mean, k),
+        }
+
+    def pull_shares(self, step: int | None = None) -> np.ndarray:
+        """``[K, A]`` fraction of each racer's pulls, up to ``step``, that went to each arm rank."""
+        return self.pulls_by_rank(step) / (self.steps if step is None else step)
+
+    def pulls_by_rank(self, step: int | None = None) -> np.ndarray:
+        """``[K, A]`` mean pulls, over steps ``1..step`` (default: all), of the rank-``j`` arm."""
+        stop = self.steps if step is None else step
+        if not 1 <= stop <= self.steps:
+            raise ValueError(f"the step must lie in [1, {self.steps}], not {stop}")
+        return self.choice_by_rank[:, :stop, :].sum(axis=1)
+
+
+class _Tally:
+    """Per-step sums over runs for one agent; runs arrive in chunks."""
+
+    def __init__(self, runs: int, steps: int, arms: int):
+        self.reward = np.zeros(steps)
+        self.optimal = np.zeros(steps)
+        self.regret = np.zeros(steps)
+        self.regret_sq = np.zeros(steps)
+        self.by_rank = np.zeros((steps, arms))
+        self.final_regret = np.zeros(runs)
+        self.counts = np.zeros((runs, arms), dtype=np.int64)
+
+
+def _validate_race(agents: tuple[Agent, ...], testbed: Testbed, runs: int, steps: int) -> None:
+    if not isinstance(testbed, Testbed):
+        raise ValueError(f"the testbed must be a Testbed, not {type(testbed).__name__}")
+    if not agents:
+        raise ValueError("choose at least one racer")
+    for agent in agents:
+        if not isinstance(agent, Agent):
+            raise ValueError(f"{agent!r} is not a bandit agent")
+        agent.check(testbed)
+    for name, value, top in (("runs", runs, MAX_RUNS), ("steps", steps, MAX_STEPS)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise ValueError(f"the number of {name} must be a whole number, not {value!r}")
+        if not 1 <= value <= top:
+            raise ValueError(f"the number of {name} must lie in [1, {top}], not {value}")
+
+
+def race(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps: int, seed: int) -> Race:
+    r"""Race agents on the same bandit problems, vectorised across runs.
+
+    All agents advance together, one step at a time; within a step each agent acts in every run
+    at once (numpy over the runs axis). Runs are processed in chunks small enough for numpy's
+    temporaries to stay in cache; as every random number is indexed by its run, the chunking
+    cannot change the result. The regret of a run after ``T`` steps is
+    :math:`\sum_{t=1}^{T} \big(\max_a q_t(a) - q_t(A_t)\big)`, which on a stationary testbed
+    equals :math:`\sum_a \Delta_a N_T(a)`.
+
+    Args:
+        agents: The racers: ``EpsilonGreedy``, ``Optimistic``, ``UCB``, ``GaussianThompson``,
+            ``BetaThompson``, ``Gradient``.
+        testbed: ``GaussianTestbed``, ``BernoulliTestbed`` or ``RandomWalkTestbed``.
+        runs: Independent runs ``R`` in ``[1, 2**20]``.
+        steps: Steps ``T`` per run in ``[1, 2**22]``.
+        seed: A non-negative integer; the same seed gives the same race.
+
+    Returns:
+        A ``Race`` of per-step curves, one row per agent.
+
+    Raises:
+        ValueError: No agents, bad sizes or seed, or an agent that cannot play the testbed.
+    """
+    agents = tuple(agents)
+    _validate_race(agents, testbed, runs, steps)
+    _keep_freed_memory()
+    noise = Noise(seed)
+    arms = testbed.arms
+    tallies = [_Tally(runs, steps, arms) for _ in agents]
+    rank_means = np.zeros((steps, arms))
+    means = np.empty((runs, arms))
+    final_means = np.empty((runs, arms))
+    chunk = max(1, CHUNK_CELLS // arms)
+    for lo in range(0, runs, chunk):
+        ids = np.arange(lo, min(lo + chunk, runs))
+        first, last = _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means)
+        means[ids], final_means[ids] = first.T, last.T
+
+    reward, optimal, regret, regret_sq = (
+        np.array([getattr(t, name) for t in tallies]) / runs
+        for name in ("reward", "optimal", "regret", "regret_sq")
+    )
+    variance = np.maximum(regret_sq - regret**2, 0.0) * runs / max(runs - 1, 1)
+    return Race(
+        agents=agents, testbed=testbed, runs=runs, steps=steps, seed=int(seed),
+        reward=reward, optimal=optimal, regret=regret, regret_sd=np.sqrt(variance),
+        final_regret=np.array([t.final_regret for t in tallies]),
+        counts=np.array([t.counts for t in tallies]),
+        choice_by_rank=np.array([t.by_rank for t in tallies]) / runs,
+        means=means, final_means=final_means, rank_means=rank_means / runs,
+    )
+
+
+def _keep_freed_memory() -> None:
+    """Let the C allocator keep freed memory for reuse instead of handing it back at once.
+
+    Each step of a race allocates and frees a few dozen arrays of 0.1–1 MB. glibc returns free
+    memory at the top of its heap to the system as soon as more than its trim threshold
+    (128 kB at start) is free, then faults it back in on the next allocation, which made races
+    two to three times slower. Freeing one block of just under 32 MB raises that threshold to
+    64 MB for the rest of the process (glibc's dynamic mmap threshold, see ``mallopt(3)``); with
+    other allocators this costs one allocation and nothing else.
+    """
+    np.empty(_ALLOCATOR_PROBE // 8)
+
+
+def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
+    """Run every agent on the runs ``ids``, adding per-step sums into ``tallies``.
+
+    Each agent's pulls are kept for a block of ``STEP_BLOCK`` steps and then tallied at once.
+    """
+    arms, size = testbed.arms, ids.size
+    cells = noise.cells(ids, np.arange(arms)[:, None])
+    ctx = Context(arms=arms, runs=size, cells=cells, local=np.arange(size))
+    states = [agent.start(ctx) for agent in agents]
+    blocks = [_Block(min(STEP_BLOCK, steps), ctx, testbed.stationary) for _ in agents]
+    carried = [t.final_regret[ids[0]: ids[-1] + 1] for t in tallies]  # views, updated in place
+    counts = [np.zeros(arms * size, dtype=np.int64) for _ in agents]
+    first = means = testbed.initial_means(noise, ids)
+    gaps = ranks = best = None
+    for step in range(steps):
+        if step and not testbed.stationary:
+            means = testbed.drift(step, means, cells)
+        if step == 0 or not testbed.stationary:
+            best = means.max(axis=0)
+            sorted_means = np.sort(means, axis=0)[::-1].sum(axis=1)
+            if testbed.stationary:  # per (arm, run): its gap, and how many arms are better
+                gaps = (best - means).ravel()
+                ranks = (means[:, None, :] > means[None, :, :]).sum(axis=0).ravel()
+        rank_means[step] += sorted_means
+        flat_means = means.ravel()
+        row = step % STEP_BLOCK
+        for agent, state, block in zip(agents, states, blocks, strict=True):
+            actions = agent.act(state, ctx, step)
+            flat = ctx.flat(actions)
+            chosen = flat_means[flat]
+            rewards = testbed.reward(step, cells.ravel()[flat], chosen)
+            agent.learn(state, ctx, step, flat, rewards)
+            block.flat[row] = flat
+            block.reward[row] = rewards
+            if not testbed.stationary:
+                block.gap[row] = best - chosen
+                block.rank[row] = np.count_nonzero(means > chosen, axis=0)
+        if row == STEP_BLOCK - 1 or step == steps - 1:
+            for block, tally, cum, count in zip(blocks, tallies, carried, counts, strict=True):
+                block.tally(step - row, row + 1, tally, cum, count, gaps, ranks)
+    for tally, count in zip(tallies, counts, strict=True):
+        tally.counts[ids] = count.reshape(arms, size).T
+    return first, means
+
+
+class _Block:
+    """One agent's pulls over a block of steps in one chunk of runs, until they are tallied."""
+
+    def __init__(self, length: int, ctx: Context, stationary: bool):
+        shape = (length, ctx.runs)
+        self.arms = ctx.arms
+        self.flat = np.empty(shape, dtype=np.int64)  # flat (arm, run) index of each pull
+        self.reward = np.empty(shape)
+        if not stationary:  # the gap and rank of a pull change with the means
+            self.gap = np.empty(shape)
+            self.rank = np.empty(shape, dtype=np.int64)
+
+    def tally(self, start: int, n: int, tally: _Tally, cum: np.ndarray, count: np.ndarray,
+              gaps: np.ndarray | None, ranks: np.ndarray | None) -> None:
+        """Add steps ``start .. start + n - 1`` to ``tally``; ``cum`` carries each run's regret."""
+        flat = self.flat[:n]
+        gap = gaps[flat] if gaps is not None else self.gap[:n]
+        rank = ranks[flat] if ranks is not None else self.rank[:n]
+        stop = start + n
+        tally.reward[start:stop] += self.reward[:n].sum(axis=1)
+        tally.optimal[start:stop] += np.count_nonzero(gap <= 0.0, axis=1)
+        running = np.cumsum(np.concatenate([cum[None], gap]), axis=0)[1:]  # run by run, in order
+        cum[:] = running[-1]
+        tally.regret[start:stop] += running.sum(axis=1)
+        tally.regret_sq[start:stop] += np.einsum("ij,ij->i", running, running)
+        by_rank = np.bincount((rank + self.arms * np.arange(n)[:, None]).ravel(),
+                              minlength=n * self.arms)
+        tally.by_rank[start:stop] += by_rank.reshape(n, self.arms)
+        count += np.bincount(flat.ravel(), minlength=count.size)
+
+
+def parse_probs(text: str) -> tuple[float, ...]:
+    """Arm success probabilities from text such as ``"0.9, 0.8, 0.5"``.
+
+    Raises:
+        ValueError: No numbers, something that is not a number, or one outside [0, 1].
+    """
+    parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p.strip()]
+    if not parts:
+        raise ValueError("give at least one success probability, e.g. 0.9, 0.8, 0.5")
+    probs = []
+    for part in parts:
+        try:
+            value = float(part)
+        except ValueError:
+            message = f"{part.strip()!r} is not a probability (a number in [0, 1])"
+            raise ValueError(message) from None
+        if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            raise ValueError(f"success probabilities must lie in [0, 1]; got {part.strip()}")
+        probs.append(value)
+    if len(probs) > MAX_ARMS:
+        raise ValueError(f"at most {MAX_ARMS} arms are supported (got {len(probs)})")
+    return tuple(probs)
+
+
+# ------------------------------------------------------------------------------ bounds
+def kl_bernoulli(p: Any, q: Any) -> np.ndarray:
+    r"""Kullback–Leibler divergence between Bernoulli distributions, in nats.
+
+    .. math:: \mathrm{KL}(p, q) = p \ln\frac{p}{q} + (1 - p) \ln\frac{1 - p}{1 - q},
+
+    with ``0 ln 0 = 0``; infinite when ``q`` is 0 or 1 and ``p`` differs from it.
+    """
+    p, q = np.broadcast_arrays(np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64))
+    if np.any((p < 0) | (p > 1) | (q < 0) | (q > 1)):
+        raise ValueError("Bernoulli means must lie in [0, 1]")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / q), 0.0)
+        b = np.where(p < 1, (1 - p) * np.log(np.where(p < 1, 1 - p, 1.0) / (1 - q)), 0.0)
+    return np.where(p == q, 0.0, a + b)
+
+
+def _bernoulli_means(probs: Any) -> np.ndarray:
+    probs = np.asarray(probs, dtype=np.float64)
+    if probs.ndim != 1 or probs.size < 1:
+        raise ValueError("give one success probability per arm")
+    if not np.all(np.isfinite(probs)) or np.any((probs < 0) | (probs > 1)):
+        raise ValueError("success probabilities must lie in [0, 1]")
+    return probs
+
+
+def lai_robbins(probs: Any, steps: int) -> np.ndarray:
+    r"""The Lai–Robbins asymptotic lower bound on regret for Bernoulli arms, as a curve.
+
+    Any algorithm that is consistent on all Bernoulli bandits satisfies
+
+    .. math:: \liminf_{T\to\infty} \frac{\mathbb E[\mathrm{Regret}_T]}{\ln T} \ge
+        \sum_{a:\,\Delta_a > 0} \frac{\Delta_a}{\mathrm{KL}(\mu_a, \mu^*)};
+
+    the curve is that constant times ``ln t``. It is asymptotic: finite-horizon regret may sit
+    below it early on. Source: Lai & Robbins (1985), Theorem 2.
+
+    Args:
+        probs: ``[A]`` success probabilities.
+        steps: Horizon ``T``.
+
+    Returns:
+        ``[T]`` the bound at steps ``1..T``.
+    """
+    probs = _bernoulli_means(probs)
+    best = probs.max()
+    gaps = best - probs
+    kl = kl_bernoulli(probs, best)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_arm = np.where(gaps > 0, gaps / kl, 0.0)
+    return float(per_arm.sum()) * np.log(np.arange(1, steps + 1, dtype=np.float64))
+
+
+def ucb1_bound(probs: Any, steps: int) -> np.ndarray:
+    r"""The finite-time upper bound on UCB1's expected regret, as a curve.
+
+    .. math:: \mathbb E[\mathrm{Regret}_n] \le \sum_{a:\,\Delta_a > 0} \frac{8 \ln n}{\Delta_a}
+        + \Big(1 + \frac{\pi^2}{3}\Big) \sum_a \Delta_a
+
+    for rewards in [0, 1]. Source: Auer, Cesa-Bianchi & Fischer (2002), Theorem 1.
+
+    Args:
+        probs: ``[A]`` arm means in [0, 1].
+        steps: Horizon ``T``.
+
+    Returns:
+        ``[T]`` the bound at ``n = 1..T``.
+    """
+    probs = _bernoulli_means(probs)
+    gaps = probs.max() - probs
+    positive = gaps[gaps > 0]
+    log_n = np.log(np.arange(1, steps + 1, dtype=np.float64))
+    return 8.0 * log_n * float((1.0 / positive).sum()) + (1.0 + math.pi**2 / 3.0) * gaps.sum()
+
+
+# ------------------------------------------------------------------------------ the book
+@dataclass(frozen=True)
+class BookValue:
+    """A number from Sutton & Barto (2018), chapter 2, that a race should reproduce.
+
+    Attributes:
+        source: Where it comes from, e.g. ``"Sutton & Barto (2018), Fig. 2.2"``.
+        agent: The label of the ``BOOK_AGENTS`` racer it is about ("" for the testbed itself).
+        quantity: ``"reward"`` (average reward), ``"optimal"`` (fraction of runs choosing an
+            optimal arm) or ``"best"`` (the best arm's mean, averaged over runs).
+        value: The book's value.
+        tol: How far ours may be: the reading error of a printed curve plus the sampling error
+            of a 2000-run average.
+        steps: The steps (1-based, inclusive) whose average is compared.
+    """
+
+    source: str
+    agent: str
+    quantity: str
+    value: float
+    tol: float
+    steps: tuple[int, int] = (951, 1000)
+
+    @property
+    def label(self) -> str:
+        """What is compared, in words."""
+        first, last = self.steps
+        if self.quantity == "best":
+            return "best possible average reward: the best arm's mean, over runs"
+        what = "average reward" if self.quantity == "reward" else "fraction choosing the best arm"
+        when = f"step {first}" if first == last else f"steps {first}–{last}"
+        return f"{self.agent}: {what}, {when}"
+
+    def ours(self, result: Race) -> float:
+        """Our counterpart in ``result``: the quantity averaged over ``steps``."""
+        if self.quantity == "best":
+            return float(result.best_mean[0])
+        curve = result.reward if self.quantity == "reward" else result.optimal
+        first, last = self.steps
+        return float(curve[result.labels.index(self.agent), first - 1:last].mean())
+
+
+BOOK_AGENTS: tuple[Agent, ...] = (
+    EpsilonGreedy(epsilon=0.0),
+    EpsilonGreedy(epsilon=0.01),
+    EpsilonGreedy(epsilon=0.1),
+    UCB(c=2.0),
+)
+
+EXPECTED_MAX_OF_10 = 1.5387527308351729
+"""``E[max of 10 independent N(0, 1)]``: the best possible average reward on the 10-armed
+testbed (the book's "about 1.55"), by numerical integration of ``10 x φ(x) Φ(x)^9``."""
+
+_FIG = "Sutton & Barto (2018), Fig. "
+BOOK_VALUES: tuple[BookValue, ...] = (
+    # Figure 2.2, read off the printed curves near step 1000 (the text: greedy earns "about 1"
+    # and finds the optimal action in "approximately one-third of the tasks").
+    BookValue(_FIG + "2.2", "greedy", "reward", 1.0, 0.07),
+    BookValue(_FIG + "2.2", "ε-greedy ε=0.01", "reward", 1.3, 0.07),
+    BookValue(_FIG + "2.2", "ε-greedy ε=0.1", "reward", 1.37, 0.07),
+    BookValue(_FIG + "2.2", "greedy", "optimal", 0.35, 0.05),
+    BookValue(_FIG + "2.2", "ε-greedy ε=0.01", "optimal", 0.55, 0.07),
+    BookValue(_FIG + "2.2", "ε-greedy ε=0.1", "optimal", 0.8, 0.05),
+    BookValue(_FIG + "2.4", "UCB c=2", "reward", 1.5, 0.07),
+    # Exercise 2.8, UCB's spike at step 11: every arm has been pulled once, so UCB picks the
+    # largest single sample q + n; E[q | q + n = s] = s/2 and the largest of 10 draws of
+    # N(0, 2) has mean √2 · E[max of 10 N(0, 1)], so the expected reward is E_max / √2.
+    BookValue("Exercise 2.8, the spike of Fig. 2.4: E[max] / √2, exact", "UCB c=2", "reward",
+              EXPECTED_MAX_OF_10 / math.sqrt(2.0), 0.08, steps=(11, 11)),
+    # The book's "best possible, about 1.55": 3 standard errors (sd of the max 0.587).
+    BookValue("E[max of 10 N(0, 1)], exact", "", "best", EXPECTED_MAX_OF_10,
+              round(3 * 0.587 / math.sqrt(2000), 3), steps=(1, 1)),
+)
+
+
+def book_race(seed: int = 0) -> Race:
+    """The race behind Figures 2.2 and 2.4 of Sutton & Barto (2018).
+
+    Greedy, ε = 0.01 and ε = 0.1 (sample averages) and UCB c = 2 on the 10-armed Gaussian
+    testbed, 2000 runs of 1000 steps.
+    """
+    return race(BOOK_AGENTS, GaussianTestbed(), runs=2000, steps=1000, seed=seed)
+
+
+EQUATIONS: tuple[tuple[str, str], ...] = (
+    ("Regret after T steps, from the gaps Δₐ = max q* − q*(a) and the pulls Nₐ",
+     r"\mathrm{Regret}_T=\sum_{t=1}^{T}\big(\max_a q_*(a)-q_*(A_t)\big)=\sum_a\Delta_a N_T(a)"),
+    ("Action values: sample average (α = 1/n) or constant step size (Sutton & Barto eq. 2.5)",
+     r"Q_{n+1}=Q_n+\alpha_n\,(R_n-Q_n)"),
+    ("ε-greedy",
+     r"A_t=\begin{cases}\text{a random arm}&\text{with probability }\varepsilon\\"
+     r"\arg\max_a Q_t(a)&\text{otherwise}\end{cases}"),
+    ("UCB, untried arms first (eq. 2.10; c = √2 is UCB1)",
+     r"A_t=\arg\max_a\Big[Q_t(a)+c\sqrt{\tfrac{\ln t}{N_t(a)}}\Big]"),
+    ("Thompson sampling on Bernoulli arms (s wins, f losses)",
+     r"\theta_a\sim\mathrm{Beta}(1+s_a,\,1+f_a),\qquad A_t=\arg\max_a\theta_a"),
+    ("Gradient bandit (eq. 2.12), baseline R̄ the average reward so far",
+     r"H_{t+1}(a)=H_t(a)+\alpha\,(R_t-\bar R_t)\,(\mathbb 1_{a=A_t}-\pi_t(a)),"
+     r"\quad\pi_t=\mathrm{softmax}(H_t)"),
+    ("Lai & Robbins (1985): no consistent method's regret grows more slowly",
+     r"\liminf_{T\to\infty}\frac{\mathbb E[\mathrm{Regret}_T]}{\ln T}\ge"
+     r"\sum_{a:\,\Delta_a>0}\frac{\Delta_a}{\mathrm{KL}(\mu_a,\mu^*)}"),
+    ("UCB1's finite-time bound (Auer, Cesa-Bianchi & Fischer 2002, Theorem 1)",
+     r"\mathbb E[\mathrm{Regret}_n]\le\sum_{a:\,\Delta_a>0}\frac{8\ln n}{\Delta_a}+"
+     r"\Big(1+\frac{\pi^2}{3}\Big)\sum_a\Delta_a"),
+)
+"""The page's equations as (caption, LaTeX) pairs."""

@@ -1,0 +1,242 @@
+"""A per-run, plain-Python reference for ``rlviz.bandits.race``.
+
+Each run is played step by step with Python lists and scalars, reading the same counter-based
+random numbers as the vectorised race (recomputed here with Python integers), so the two must
+agree draw for draw: the same action in every step of every run. Transcendental functions are
+numpy's scalar ones, which round exactly like numpy's array loops.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rlviz import bandits as B
+
+M64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+LOW32 = 0xFFFFFFFF
+
+
+def mix(z: int) -> int:
+    """SplitMix64's finaliser on a Python integer."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+class Draws:
+    """The race's random numbers, one at a time."""
+
+    def __init__(self, seed: int):
+        self.key = B.Noise(seed).key
+
+    def bits(self, stream: int, step: int, run: int, arm: int = 0, draw: int = 0) -> int:
+        index = (stream << 58) | (step << 36) | (run << 16) | (arm << 8) | draw
+        return mix((self.key + index * GOLDEN) & M64)
+
+    def unit(self, *index: int) -> float:
+        return ((self.bits(*index) >> 11) + 0.5) * 2.0**-53
+
+    def pair(self, *index: int) -> tuple[float, float]:
+        b = self.bits(*index)
+        r = float(np.sqrt(np.log(((b >> 32) + 0.5) * 2.0**-32) * -2.0))
+        angle = np.float32((b & LOW32) * (2.0 * math.pi * 2.0**-32))
+        return r * float(np.cos(angle)), r * float(np.sin(angle))
+
+    def normal(self, *index: int) -> float:
+        return self.pair(*index)[0]
+
+    def halves(self, *index: int) -> tuple[float, float]:
+        b = self.bits(*index)
+        return ((b >> 32) + 0.5) * 2.0**-32, ((b & LOW32) + 0.5) * 2.0**-32
+
+
+S = B.Stream
+
+
+# ------------------------------------------------------------------------------ testbeds
+def initial_means(testbed: B.Testbed, draws: Draws, run: int) -> list[float]:
+    arms = range(testbed.arms)
+    if isinstance(testbed, B.GaussianTestbed):
+        return [testbed.mean + testbed.spread * draws.normal(S.MEANS, 0, run, a) for a in arms]
+    if isinstance(testbed, B.BernoulliTestbed):
+        if testbed.probs is not None:
+            return list(testbed.probs)
+        return [draws.unit(S.MEANS, 0, run, a) for a in arms]
+    return [float(testbed.start)] * testbed.arms
+
+
+def drift(testbed: B.Testbed, draws: Draws, run: int, step: int, q: list[float]) -> list[float]:
+    if testbed.stationary:
+        return q
+    return [q[a] + testbed.walk_sd * draws.normal(S.WALK, step, run, a) for a in range(len(q))]
+
+
+def pay(testbed: B.Testbed, draws: Draws, run: int, step: int, arm: int, mean: float) -> float:
+    if isinstance(testbed, B.BernoulliTestbed):
+        return 1.0 if draws.unit(S.REWARD, step, run, arm) < mean else 0.0
+    return mean + testbed.noise_sd * draws.normal(S.REWARD, step, run, arm)
+
+
+# ------------------------------------------------------------------------------ agents
+def argmax_ties(values: list[float], draws: Draws, run: int, step: int) -> int:
+    top = max(values)
+    tied = [a for a, v in enumerate(values) if v == top]
+    if len(tied) == 1:
+        return tied[0]
+    keys = [draws.unit(S.TIE, step, run, a) for a in tied]
+    return tied[keys.index(max(keys))]
+
+
+def first_argmax(values: list[float]) -> int:
+    return values.index(max(values))
+
+
+class LoopAgent:
+    """One agent in one run: plain Python state."""
+
+    def __init__(self, agent: B.Agent, arms: int, draws: Draws, run: int):
+        self.agent, self.arms, self.draws, self.run = agent, arms, draws, run
+        k = arms
+        if isinstance(agent, B.EpsilonGreedy | B.Optimistic | B.UCB):
+            self.q = [float(getattr(agent, "initial", 0.0))] * k
+            self.n = [0.0] * k
+        elif isinstance(agent, B.GaussianThompson):
+            self.n, self.s = [0.0] * k, [0.0] * k
+            self.mean, self.sd = [float(agent.prior_mean)] * k, [float(agent.prior_sd)] * k
+        elif isinstance(agent, B.BetaThompson):
+            self.shape = [[float(agent.alpha)] * k, [float(agent.beta)] * k]
+        elif isinstance(agent, B.Gradient):
+            self.h, self.pi, self.baseline = [0.0] * k, [1.0 / k] * k, 0.0
+
+    def act(self, t: int) -> int:
+        a, d, r = self.agent, self.draws, self.run
+        if isinstance(a, B.EpsilonGreedy):
+            greedy = argmax_ties(self.q, d, r, t)
+            eps = a.epsilon / (1.0 + a.decay * t)
+            if eps <= 0.0:
+                return greedy
+            b = d.bits(S.EXPLORE, t, r, 0)
+            if (b >> 32) * 2.0**-32 < eps:
+                return ((b & LOW32) * self.arms) >> 32
+            return greedy
+        if isinstance(a, B.Optimistic):
+            return argmax_ties(self.q, d, r, t)
+        if isinstance(a, B.UCB):
+            log_t = math.log(t + 1.0)
+            values = [
+                self.q[k] + a.c * float(np.sqrt(log_t / max(self.n[k], 1.0)))
+                if self.n[k] > 0 else math.inf
+                for k in range(self.arms)
+            ]
+            return argmax_ties(values, d, r, t)
+        if isinstance(a, B.GaussianThompson):
+            theta = [d.normal(S.SAMPLE, t, r, k) * self.sd[k] + self.mean[k]
+                     for k in range(self.arms)]
+            return first_argmax(theta)
+        if isinstance(a, B.BetaThompson):
+            theta = []
+            for k in range(self.arms):
+                x = gamma(d, t, r, k, self.shape[0][k], side=0)
+                y = gamma(d, t, r, k, self.shape[1][k], side=1)
+                theta.append(x / (x + y))
+            return first_argmax(theta)
+        if isinstance(a, B.Gradient):
+            top = max(self.h)
+            e = [float(np.exp(h - top)) for h in self.h]
+            total = 0.0
+            for x in e:
+                total += x
+            self.pi = [x / total for x in e]
+            u = d.unit(S.SAMPLE, t, r, 0)
+            cum, below = 0.0, 0
+            for p in self.pi:
+                cum += p
+                below += cum <= u
+            return min(below, self.arms - 1)
+        raise TypeError(a)
+
+    def learn(self, t: int, arm: int, reward: float) -> None:
+        a = self.agent
+        if isinstance(a, B.EpsilonGreedy | B.Optimistic | B.UCB):
+            self.n[arm] += 1.0
+            step_size = getattr(a, "step_size", None)
+            rate = 1.0 / self.n[arm] if step_size is None else step_size
+            self.q[arm] += rate * (reward - self.q[arm])
+        elif isinstance(a, B.GaussianThompson):
+            self.n[arm] += 1.0
+            self.s[arm] += reward
+            precision = 1.0 / a.prior_sd**2 + self.n[arm] / a.noise_sd**2
+            prior = a.prior_mean / a.prior_sd**2
+            self.mean[arm] = (prior + self.s[arm] / a.noise_sd**2) / precision
+            self.sd[arm] = 1.0 / float(np.sqrt(precision))
+        elif isinstance(a, B.BetaThompson):
+            self.shape[0][arm] += reward
+            self.shape[1][arm] += 1.0 - reward
+        elif isinstance(a, B.Gradient):
+            if a.baseline:
+                self.baseline += (reward - self.baseline) / (t + 1.0)
+            step = a.alpha * (reward - self.baseline)
+            self.h = [h - step * p for h, p in zip(self.h, self.pi, strict=True)]
+            self.h[arm] += step
+
+
+def gamma(draws: Draws, t: int, run: int, arm: int, shape: float, side: int) -> float:
+    """Marsaglia–Tsang with the race's draw scheme (see ``rlviz.bandits._gamma_pairs``)."""
+    k = shape + 1.0 if shape < 1.0 else shape
+    d = k - 1.0 / 3.0
+    c = 1.0 / float(np.sqrt(9.0 * d))
+    value = d
+    for j in range(B.GAMMA_ATTEMPTS):
+        z = draws.pair(S.SAMPLE, t, run, arm, 2 * j)[side]
+        u = draws.halves(S.SAMPLE, t, run, arm, 2 * j + 1)[side]
+        v = c * z + 1.0
+        v = v * v * v
+        z2 = z * z
+        if v > 0.0 and (u < z2 * z2 * -0.0331 + 1.0
+                        or float(np.log(u)) < 0.5 * z2 + d - d * v + d * float(np.log(v))):
+            value = d * v
+            break
+    if shape < 1.0:
+        u = draws.halves(S.SAMPLE, t, run, arm, 2 * B.GAMMA_ATTEMPTS)[side]
+        value *= float(np.float64(u) ** (1.0 / shape))
+    return value
+
+
+# ------------------------------------------------------------------------------ the race
+def race_loop(agents, testbed: B.Testbed, *, runs: int, steps: int, seed: int,
+              first_run: int = 0) -> dict:
+    """Play runs ``first_run .. first_run + runs - 1`` one by one; sums as ``Race`` fields."""
+    draws = Draws(seed)
+    k_agents, arms = len(agents), testbed.arms
+    out = {
+        "reward": np.zeros((k_agents, steps)),
+        "optimal": np.zeros((k_agents, steps)),
+        "regret": np.zeros((k_agents, steps)),
+        "final_regret": np.zeros((k_agents, runs)),
+        "counts": np.zeros((k_agents, runs, arms), dtype=np.int64),
+        "choice_by_rank": np.zeros((k_agents, steps, arms)),
+        "actions": np.zeros((k_agents, runs, steps), dtype=np.int64),
+    }
+    for i, run in enumerate(range(first_run, first_run + runs)):
+        for k, agent in enumerate(agents):
+            q = initial_means(testbed, draws, run)
+            player = LoopAgent(agent, arms, draws, run)
+            cumulative = 0.0
+            for t in range(steps):
+                q = drift(testbed, draws, run, t, q) if t else q
+                arm = player.act(t)
+                reward = pay(testbed, draws, run, t, arm, q[arm])
+                player.learn(t, arm, reward)
+                best = max(q)
+                cumulative += best - q[arm]
+                out["actions"][k, i, t] = arm
+                out["reward"][k, t] += reward / runs
+                out["optimal"][k, t] += (q[arm] >= best) / runs
+                out["regret"][k, t] += cumulative / runs
+                out["choice_by_rank"][k, t, sum(x > q[arm] for x in q)] += 1.0 / runs
+                out["counts"][k, i, arm] += 1
+            out["final_regret"][k, i] = cumulative
+    return out
