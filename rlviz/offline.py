@@ -56,6 +56,7 @@ __all__ = [
     "bellman_targets",
     "cql_fixed_point",
     "cql_gap",
+    "error_split",
     "exact_fitted_q",
     "grid_experiment",
     "grid_problem",
@@ -490,7 +491,7 @@ def bellman_targets(
     Returns:
         ``[..., N]`` targets.
     """
-    return rewards + gamma * (~dones) * q_target.max(dim=-1).values[..., next_states]
+    return rewards + gamma * (~dones) * q_target.amax(dim=-1)[..., next_states]
 
 
 def offline_loss(
@@ -639,7 +640,7 @@ def train_table(
     momentum: float = 0.5,
     init_std: float = 1.0,
     seed: int = 0,
-    records: int = 50,
+    records: int = 30,
 ) -> Training:
     r"""Tabular offline Q-learning with the CQL(H) regulariser, one table per α, trained together.
 
@@ -720,7 +721,13 @@ def _mlp(params: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
     """``[B, M, in] -> [B, M, out]``, ReLU between layers."""
     n = len(params) // 2
     for i in range(n):
-        x = torch.baddbmm(params[2 * i + 1].unsqueeze(1), x, params[2 * i])
+        w, b = params[2 * i], params[2 * i + 1]
+        if w.shape[1] == 1:  # one input: a broadcast product, no matrix multiply needed
+            x = x * w + b.unsqueeze(1)
+        elif w.shape[2] == 1:  # one output
+            x = (x * w.transpose(1, 2)).sum(dim=-1, keepdim=True) + b.unsqueeze(1)
+        else:
+            x = torch.baddbmm(b.unsqueeze(1), x, w)
         if i < n - 1:
             x = torch.relu(x)
     return x
@@ -738,7 +745,7 @@ def train_mlp(
     hidden: int = 64,
     target_every: int = 10,
     seed: int = 0,
-    records: int = 50,
+    records: int = 30,
 ) -> Training:
     r"""Offline Q-learning with a small MLP and the CQL(H) regulariser, one network per α.
 
@@ -792,7 +799,7 @@ def train_mlp(
 
     rows = _rows(data, per_state=False, dtype=torch.float32)
     alpha = torch.tensor(alphas, dtype=torch.float32)
-    opt = torch.optim.Adam(params, lr=lr, foreach=True)
+    opt = torch.optim.Adam(params, lr=lr, foreach=False)
     rec = _Recorder(_record_at(steps, records))
     for step in range(int(steps) + 1):
         q = values(params)
@@ -993,11 +1000,36 @@ def _softmax(q: np.ndarray) -> np.ndarray:
 
 
 def _greedy_returns(mdp: TabularMDP, q: np.ndarray, gamma: float) -> np.ndarray:
-    """``[...]`` true value at the start of the greedy policy of each table ``q [..., S, A]``."""
-    flat = q.reshape(-1, mdp.n_states, mdp.n_actions)
+    """``[...]`` true value at the start of the greedy policy of each table ``q [..., S, A]``.
+
+    Each distinct greedy policy is evaluated once (learners and checkpoints share many).
+    """
+    greedy = q.reshape(-1, mdp.n_states, mdp.n_actions).argmax(axis=2)
+    distinct, which = np.unique(greedy, axis=0, return_inverse=True)
     eye = np.eye(mdp.n_actions)
-    out = [float(mdp.start @ policy_value(mdp, eye[t.argmax(axis=1)], gamma)) for t in flat]
-    return np.asarray(out).reshape(q.shape[:-2])
+    values = np.array([mdp.start @ policy_value(mdp, eye[g], gamma) for g in distinct])
+    return values[which.reshape(-1)].reshape(q.shape[:-2])
+
+
+def error_split(q: np.ndarray, truth: np.ndarray, counts: np.ndarray):
+    """Mean error ``Q - Q_true`` on the pairs the data covers and on the ones it does not.
+
+    Only states with data count (elsewhere no learner gets a signal).
+
+    Args:
+        q: ``[B, S, A]`` learned values.
+        truth: ``[S, A]`` true values (``Q*``, or the reward curve with one state).
+        counts: ``[S, A]`` samples of each pair.
+
+    Returns:
+        ``(inside [B], outside [B])``; ``outside`` is NaN when the data covers every pair.
+    """
+    seen = counts > 0
+    unseen = ~seen & seen.any(axis=1, keepdims=True)
+    err = q - truth
+    inside = err[:, seen].mean(axis=1)
+    outside = err[:, unseen].mean(axis=1) if unseen.any() else np.full(len(q), np.nan)
+    return inside, outside
 
 
 def greedy_path(mdp: TabularMDP, actions: np.ndarray, *, limit: int | None = None):
@@ -1064,6 +1096,10 @@ class OneStateResult:
     def counts(self) -> np.ndarray:
         """``[K]`` samples of each action."""
         return self.data.counts[0]
+
+    def error_split(self) -> tuple[np.ndarray, np.ndarray]:
+        """Mean ``Q - r`` of each learner on actions in the data and outside it: ``[B]`` each."""
+        return error_split(self.training.q, self.problem.true_reward[None], self.data.counts)
 
     def fit_error(self, i: int) -> float:
         """Largest ``|Q - Q_fixed|`` of the tabular learner ``i`` over the seen actions."""
@@ -1165,6 +1201,10 @@ class GridResult:
     return_history: np.ndarray  # [B, R]
     behaviour_return: float
     optimal_return: float
+
+    def error_split(self) -> tuple[np.ndarray, np.ndarray]:
+        """Mean ``Q - Q*`` of each learner on pairs in the data and outside it: ``[B]`` each."""
+        return error_split(self.training.q, self.problem.q_star, self.data.counts)
 
     def greedy_error(self, i: int) -> np.ndarray:
         """``[S]`` ``Q_i(s, â) - Q*(s, â)`` at learner ``i``'s greedy action ``â``.
