@@ -38,6 +38,11 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2], strict=True)]
 
 
+def _num(x: float) -> str:
+    """Two decimals, without a minus sign on a value that rounds to zero."""
+    return f"{round(float(x), 2) + 0.0:.2f}"
+
+
 def _axis(title: str, **extra) -> dict:
     return dict(title=dict(text=title), **extra)
 
@@ -121,11 +126,12 @@ def one_state(
             line=dict(color=c, width=1.5, dash="dot"),
             marker=dict(symbol=["star", "x"], size=[17, 10], color=c,
                         line=dict(color="white", width=1)),
-            name=f"{name}'s pick: really earns {truth[pick]:.2f}",
+            name=f"{name}'s pick: really earns {_num(truth[pick])}",
             hovertemplate="a = %{x:.2f}<br>%{y:.3f}<extra>" + name + "'s argmax</extra>",
         ))
     traces.append(go.Scatter(
-        x=[x[best]], y=[truth[best]], mode="markers", name=f"best action: {truth[best]:.2f}",
+        x=[x[best]], y=[truth[best]], mode="markers",
+        name=f"best action: {_num(truth[best])}",
         marker=dict(symbol="star-diamond", size=13, color=INK, line=dict(color="white", width=1)),
         hovertemplate="best action a = %{x:.2f}<br>r = %{y:.3f}<extra></extra>",
     ))
@@ -192,12 +198,12 @@ def return_vs_alpha(
     xa = alphas[pos]
     x_line = [xa.min() / 1.6, xa.max() * 1.6]
     traces = [
-        go.Scatter(x=x_line, y=[optimal] * 2, mode="lines", name=f"optimal {optimal:.2f}",
+        go.Scatter(x=x_line, y=[optimal] * 2, mode="lines", name=f"optimal {_num(optimal)}",
                    line=dict(color=color("optimal"), width=1.2, dash="dashdot"),
                    hoverinfo="skip"),
-        go.Scatter(x=x_line, y=[behaviour] * 2, mode="lines", name=f"behaviour {behaviour:.2f}",
+        go.Scatter(x=x_line, y=[behaviour] * 2, mode="lines", name=f"behaviour {_num(behaviour)}",
                    line=dict(color=color("behaviour"), width=2, dash="dot"), hoverinfo="skip"),
-        go.Scatter(x=x_line, y=[naive] * 2, mode="lines", name=f"naive (α = 0) {naive:.2f}",
+        go.Scatter(x=x_line, y=[naive] * 2, mode="lines", name=f"naive (α = 0) {_num(naive)}",
                    line=dict(color=color("naive"), width=2, dash="dash"), hoverinfo="skip"),
         go.Scatter(x=xa, y=returns[pos], mode="lines+markers", name="CQL",
                    line=dict(color=color("cql"), width=2.4), marker=dict(size=7),
@@ -350,8 +356,9 @@ def grid_data(result: GridResult, *, height: int | None = None) -> go.Figure:
     states, reaches = greedy_path(mdp, prob.safe_actions)
     return grid_figure(
         mdp.grid, values=visits, policy=mask, colorscale=SEQUENTIAL, value_label="visits",
-        value_format=".0f", title=f"The data: {result.data.size} transitions, behaviour ε = "
-        f"{prob.epsilon:g} around a safe path",
+        value_format=".0f", annotate=False,
+        title=f"The data: {result.data.size} transitions, behaviour ε = {prob.epsilon:g} around "
+        "a safe path",
         paths=[GridPath("safe path", states, hex_to_rgba(color("behaviour"), 0.9), reaches)],
         height=height,
     )
@@ -387,14 +394,23 @@ def grid_learner(
     return grid_figure(
         mdp.grid, values=result.greedy_error(index),
         policy=np.eye(mdp.n_actions, dtype=bool)[greedy],
-        zrange=zrange, value_label="Q̂ − Q*", value_format=".1f", title=title,
-        paths=[GridPath(f"greedy route (true return {earns:.2f})", states, color(role), reaches)],
+        zrange=zrange, value_label="Q̂ − Q*", value_format=".2f", annotate=False, title=title,
+        paths=[GridPath(f"greedy route (true return {_num(earns)})", states, color(role),
+                        reaches)],
         height=height,
     )
 
 
 def error_range(result: GridResult, indices: Sequence[int]) -> tuple[float, float]:
-    """Symmetric colour limits covering the greedy errors of several learners."""
-    top = max(float(np.abs(result.greedy_error(i)).max()) for i in indices)
+    """Symmetric colour limits for the greedy errors of several learners.
+
+    The limit is the 90th percentile of the absolute errors, so a few huge errors (an action
+    into the cliff believed to be worth its initial value) saturate instead of washing out the
+    rest; hovering shows every value.
+    """
+    grid = result.problem.mdp.grid
+    drawn = np.array([grid.char(r, c) not in "CGH" for r, c in grid.cells])
+    errors = np.concatenate([np.abs(result.greedy_error(i))[drawn] for i in indices])
+    top = float(np.percentile(errors, 90)) if errors.size else 1.0
     top = top if top > 0 else 1.0
     return (-top, top)
