@@ -48,8 +48,9 @@ with ui.page("cql", intro=INTRO) as page:
     one = v.view == "one_state"
     p = page.controls([
         ui.SelectSlider(name="alpha", label="CQL weight α", options=list(offline.ALPHAS),
-                        value=1.0, help="0 is the naive learner. Every α is trained at once, "
-                        "so moving this slider costs nothing."),
+                        value=1.0, labels=lambda a: f"{a:g}",
+                        help="0 is the naive learner. Every α is trained at once, so moving "
+                        "this slider costs nothing."),
         ui.SelectSlider(name="size", label="Dataset size (transitions)", options=SIZES,
                         value=500),
         ui.Choice(name="model", label="Q-function", options=list(MODELS), value="mlp",
@@ -175,7 +176,9 @@ with ui.page("cql", intro=INTRO) as page:
     st.caption("The trained values reach the fixed point only as the unseen actions' softmax "
                "mass vanishes, which takes about 1/(α · steps): at tiny α, train longer.")
     page.equations([
-        ("The loss, for every α at once (y is held fixed: no gradient flows through it)",
+        ("The loss, for every α at once (y is held fixed: no gradient flows through it). The "
+         "table averages each state's terms over that state's samples, which leaves its "
+         "minimiser unchanged: states decouple in a table.",
          r"L(\theta) = \mathbb{E}_{D}\big[\tfrac12 (Q_\theta(s,a) - y)^2\big] + \alpha\,"
          r"\mathbb{E}_{s\sim D}\Big[\log\sum_{a'} e^{Q_\theta(s,a')} - "
          r"\mathbb{E}_{a\sim D(\cdot|s)} Q_\theta(s,a)\Big],\quad "
