@@ -106,14 +106,19 @@ with ui.page("cql", intro=INTRO) as page:
         ui.chart(fig_main, key="cql.fig.one_state")
         figures = {"q_vs_action": fig_main}
     else:
+        rows, width = res.problem.mdp.grid.shape
+        wide = width >= 2 * rows  # wide grids stack; squarer ones sit side by side
         fig_data = figs.grid_data(res)
         zr = figs.error_range(res, (0, i))
         fig_naive = figs.grid_learner(res, 0, role="naive", zrange=zr,
-                                      title="Naive offline Q-learning: Q̂ − Q* at its greedy action")
+                                      title="Naive: Q̂ − Q* where it acts")
         fig_cql = figs.grid_learner(res, i, role="cql", zrange=zr,
-                                    title=f"CQL, {alpha_txt}: Q̂ − Q* at its greedy action")
-        for key, fig in (("data", fig_data), ("naive", fig_naive), ("cql", fig_cql)):
-            ui.chart(fig, key=f"cql.fig.grid_{key}", height=300)
+                                    title=f"CQL, {alpha_txt}: Q̂ − Q* where it acts")
+        places = [st.container()] * 3 if wide else st.columns(3, gap="small")
+        for place, key, fig in zip(places, ("data", "naive", "cql"),
+                                   (fig_data, fig_naive, fig_cql), strict=True):
+            with place:
+                ui.chart(fig, key=f"cql.fig.grid_{key}", height=300 if wide else 460)
         figures = {"data": fig_data, "naive": fig_naive, "cql": fig_cql}
     left, right = st.columns(2, gap="medium")
     fig_alpha = figs.return_vs_alpha(

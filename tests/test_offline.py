@@ -445,3 +445,63 @@ def test_infinite_values_are_reported_not_returned():
     rec(0, q, *(torch.zeros(1),) * 3)
     with pytest.raises(ValueError, match="diverged"):
         rec.result(np.array([1.0]), q, "table")
+
+
+# ------------------------------------------------------------------------------------ figures
+
+
+def test_one_state_figure_shades_the_gaps_and_marks_what_falls_off_the_axis(one_state):
+    from rlviz.figures import offline as figs
+
+    i = ALPHAS.index(10.0)
+    fig = figs.one_state(one_state, i, fixed_point=True)
+    unseen = one_state.counts == 0
+    runs = int((np.diff(np.concatenate([[0], unseen.astype(int), [0]])) == 1).sum())
+    assert len(fig.layout.shapes) == runs
+    below = next(t for t in fig.data if t.name == "cql values below the axis")
+    floor = below.y[0]
+    assert fig.layout.yaxis.range[0] < floor  # the ▼ markers sit inside the plot
+    q = one_state.table.q[i, 0]
+    np.testing.assert_allclose(below.customdata, q[q < floor])
+    assert (q < floor).sum() == unseen.sum()  # at α = 10 exactly the unseen actions sink
+    picks = [t for t in fig.data if (t.name or "").startswith(("naive's pick", "CQL's pick"))]
+    assert len(picks) == 2
+    cql_pick = int(np.argmax(one_state.table.q[i, 0]))
+    assert picks[1].x[0] == one_state.problem.positions[cql_pick]
+    assert f"{one_state.problem.true_reward[cql_pick]:.2f}" in picks[1].name
+    fixed = next(t for t in fig.data if (t.name or "").startswith("exact fixed point"))
+    np.testing.assert_allclose(fixed.y, one_state.fixed_points[i][~unseen])
+
+
+def test_alpha_figures_mark_the_chosen_alpha(grid_table):
+    from rlviz.figures import offline as figs
+
+    res, i = grid_table, ALPHAS.index(0.5)
+    fig = figs.return_vs_alpha(res.training.alphas, res.true_return, chosen=i,
+                               naive=res.true_return[0], behaviour=res.behaviour_return,
+                               optimal=res.optimal_return)
+    chosen = next(t for t in fig.data if t.name == "chosen α")
+    assert chosen.x == (0.5,) and chosen.y == (res.true_return[i],)
+    assert fig.layout.xaxis.type == "log"
+    cql = next(t for t in fig.data if t.name == "CQL")
+    assert len(cql.x) == len(ALPHAS) - 1  # α = 0 is the naive line, not a point on a log axis
+    split = figs.error_vs_alpha(res.training.alphas, *res.error_split(), chosen=i)
+    assert sum(t.name == "chosen α" for t in split.data) == 2
+
+
+def test_grid_figures_draw_routes_and_shared_colour_limits(grid_table):
+    from rlviz.figures import offline as figs
+
+    res = grid_table
+    zr = figs.error_range(res, (0, 7))
+    assert zr[1] == -zr[0] > 0
+    naive = figs.grid_learner(res, 0, title="naive", role="naive", zrange=zr)
+    cql = figs.grid_learner(res, 7, title="cql", role="cql", zrange=zr)
+    heat = [t for t in cql.data if t.type == "heatmap" and t.zmin is not None][0]
+    assert (heat.zmin, heat.zmax) == zr
+    routes = {t.name for fig in (naive, cql) for t in fig.data
+              if (t.name or "").startswith("route")}
+    assert "route: earns -20.00 (never reaches the goal)" in routes  # naive loops forever
+    assert f"route: earns {res.true_return[7]:.2f}" in routes
+    data = figs.grid_data(res)
+    assert any(t.name == "behaviour's safe path" for t in data.data)

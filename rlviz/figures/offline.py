@@ -357,9 +357,9 @@ def grid_data(result: GridResult, *, height: int | None = None) -> go.Figure:
     return grid_figure(
         mdp.grid, values=visits, policy=mask, colorscale=SEQUENTIAL, value_label="visits",
         value_format=".0f", annotate=False,
-        title=f"The data: {result.data.size} transitions, behaviour ε = {prob.epsilon:g} around "
-        "a safe path",
-        paths=[GridPath("safe path", states, hex_to_rgba(color("behaviour"), 0.9), reaches)],
+        title=f"The data: {result.data.size} transitions, ε = {prob.epsilon:g}",
+        paths=[GridPath("behaviour's safe path", states, hex_to_rgba(color("behaviour"), 0.9),
+                        reaches)],
         height=height,
     )
 
@@ -395,8 +395,7 @@ def grid_learner(
         mdp.grid, values=result.greedy_error(index),
         policy=np.eye(mdp.n_actions, dtype=bool)[greedy],
         zrange=zrange, value_label="Q̂ − Q*", value_format=".2f", annotate=False, title=title,
-        paths=[GridPath(f"greedy route (true return {_num(earns)})", states, color(role),
-                        reaches)],
+        paths=[GridPath(f"route: earns {_num(earns)}", states, color(role), reaches)],
         height=height,
     )
 
