@@ -33,13 +33,7 @@ def grid(name, epsilon, size, gamma, slip, model, steps, init_std, seed):
 @ui.cached(max_entries=32, show_spinner="Solving fitted Q-iteration exactly…")
 def grid_exact(name, epsilon, size, gamma, slip, steps, init_std, seed, index):
     res = grid(name, epsilon, size, gamma, slip, "table", steps, init_std, seed)
-    seen = res.data.counts > 0
-    out = []
-    for i in (0, index):
-        exact = offline.exact_fitted_q(res.data, offline.ALPHAS[i], gamma,
-                                       res.training.q_history[0, i], tol=1e-9)
-        out.append(float(abs(res.training.q[i][seen] - exact[seen]).max()))
-    return tuple(out)
+    return res.fixed_point_gap(0), res.fixed_point_gap(index)
 
 
 with ui.page("cql", intro=INTRO) as page:

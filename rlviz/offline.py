@@ -1206,6 +1206,19 @@ class GridResult:
         """Mean ``Q - Q*`` of each learner on pairs in the data and outside it: ``[B]`` each."""
         return error_split(self.training.q, self.problem.q_star, self.data.counts)
 
+    def fixed_point_gap(self, i: int) -> float:
+        """Largest ``|Q - Q_exact|`` of tabular learner ``i`` over the pairs in the data.
+
+        ``Q_exact`` is ``exact_fitted_q`` from the learner's own initial table: what the table
+        is trained towards.
+        """
+        if self.training.model != "table":
+            raise ValueError("the exact fixed point is the table's; this result holds an MLP")
+        exact = exact_fitted_q(self.data, float(self.training.alphas[i]), self.problem.gamma,
+                               self.training.q_history[0, i], tol=1e-9)
+        seen = self.data.counts > 0
+        return float(np.abs(self.training.q[i][seen] - exact[seen]).max())
+
     def greedy_error(self, i: int) -> np.ndarray:
         """``[S]`` ``Q_i(s, â) - Q*(s, â)`` at learner ``i``'s greedy action ``â``.
 

@@ -311,6 +311,12 @@ def grid_table():
     return offline.grid_experiment(model="table", size=500, seed=0)
 
 
+def test_only_the_table_has_an_exact_fixed_point():
+    res = offline.grid_experiment(model="mlp", size=100, steps=20)
+    with pytest.raises(ValueError, match="MLP"):
+        res.fixed_point_gap(0)
+
+
 def test_grid_table_reaches_fitted_q_iteration_solved_exactly(grid_table):
     res = grid_table
     seen = res.data.counts > 0
@@ -319,6 +325,8 @@ def test_grid_table_reaches_fitted_q_iteration_solved_exactly(grid_table):
                                        res.training.q_history[0, i], tol=1e-9)
         err = np.abs(res.training.q[i][seen] - exact[seen]).max()
         assert err < (1e-3 if i == 0 else 0.05), (ALPHAS[i], err)
+        assert res.fixed_point_gap(i) == err
+    assert not np.isfinite(exact[~seen & seen.any(axis=1, keepdims=True)]).any()
 
 
 def test_exact_naive_is_value_iteration_on_the_empirical_mdp(grid_table):
