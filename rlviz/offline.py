@@ -163,14 +163,14 @@ def _reward_two_peaks(x: np.ndarray) -> np.ndarray:
     )
 
 
-def _reward_slope(x: np.ndarray) -> np.ndarray:
+def _reward_wave(x: np.ndarray) -> np.ndarray:
     return 0.6 * np.sin(2.2 * x + 0.5) - 0.25 * x**2
 
 
 CURVES: dict[str, tuple[str, Callable[[np.ndarray], np.ndarray]]] = {
     "hill": ("one hill, falling away from the data's right edge", _reward_hill),
     "two_peaks": ("a small peak in the data, a taller one outside it", _reward_two_peaks),
-    "wave": ("a slow wave, best at the right of the data", _reward_slope),
+    "wave": ("a slow wave, best at the right of the data", _reward_wave),
 }
 """True mean reward curves of the one-state problem over action positions x in [-1, 1]."""
 
@@ -660,8 +660,12 @@ def train_table(
         alphas: ``[B]`` CQL weights, one learner each (0: naive offline Q-learning).
         gamma: Discount factor in [0, 1) (0 for a one-step problem).
         steps: Number of gradient steps.
-        lr: Learning rate. Stable while ``lr (1 + max α / 2) < 2 (1 + momentum)`` (the TD term's
-            curvature is at most 1 and the log-sum-exp's at most 1/2).
+        lr: Learning rate. Without bootstrapping (``γ = 0``) the loss is a fixed convex
+            function, and gradient descent is stable while ``lr (1 + max α / 2) < 2 (1 +
+            momentum)`` (the TD term's curvature is at most 1 per state, the log-sum-exp's at
+            most 1/2); the bound is enforced. With ``γ > 0`` the targets move too; the defaults
+            (0.4, momentum 0.5) converge on every grid of ``GRIDS`` for α <= 10, while heavier
+            momentum can oscillate.
         momentum: Heavy-ball momentum in [0, 1).
         init_std: Standard deviation of the initial values (the same table for every α).
         seed: Seed of the ``torch.Generator`` drawing the initial table.
