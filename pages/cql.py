@@ -172,8 +172,9 @@ with ui.page("cql", intro=INTRO) as page:
                      value=err, reference=0.0, tol=0.05, source="Kumar et al. (2020), eq. 4"),
         ]
     page.known_answer(checks)
-    st.caption("The trained values reach the fixed point only as the unseen actions' softmax "
-               "mass vanishes, which takes about 1/(α · steps): at tiny α, train longer.")
+    st.caption("Trained values reach the fixed point only as training converges and the unseen "
+               "actions' softmax mass vanishes, which takes about 1/(α · steps): with few steps "
+               "or a tiny α the check can differ — train longer.")
     page.equations([
         ("The loss, for every α at once (y is held fixed: no gradient flows through it). The "
          "table averages each state's terms over that state's samples, which leaves its "
