@@ -84,12 +84,12 @@ with ui.page("cql", intro=INTRO) as page:
     o_args = (p.curve, p.actions, p.coverage, p.centre, p.noise, p.size)
     o = one_state(*o_args, p.model if one else "table", steps if one else None, p.init, p.seed)
     if one:
-        res, label, unit = o, "expected reward of the greedy action", "reward"
+        res, unit = o, "reward"
         fig_main = figs.one_state(o, i, fixed_point=p.model == "table")
     else:
         g_args = (p.grid, p.epsilon, p.size, p.gamma, p.slip)
         res = grid(*g_args, p.model, steps, p.init, p.seed)
-        label, unit = "true return from the start, V^π(s₀)", "return"
+        unit = "return"
     cols = st.columns(4)
     cols[0].metric("Naive policy really earns", f"{res.true_return[0]:.3f}")
     cols[1].metric(f"CQL policy ({alpha_txt}) really earns", f"{res.true_return[i]:.3f}",
