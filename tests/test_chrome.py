@@ -316,3 +316,26 @@ def test_source_panel_reads_each_object_once():
     assert code == inspect.getsource(gridworld)
     chrome._source_of(gridworld)
     assert chrome._source_of.cache_info().hits == 1
+
+
+def test_torch_threads_are_left_alone_while_torch_is_still_importing(monkeypatch):
+    import sys
+    import types
+    from importlib.machinery import ModuleSpec
+
+    from rlviz.ui.chrome import _one_torch_thread
+
+    half = types.ModuleType("torch")  # what another thread's unfinished import leaves behind
+    half.__spec__ = ModuleSpec("torch", None)
+    half.__spec__._initializing = True
+    monkeypatch.setitem(sys.modules, "torch", half)
+    _one_torch_thread()  # must not touch the half-made module
+
+    calls = []
+    done = types.ModuleType("torch")
+    done.__spec__ = ModuleSpec("torch", None)
+    done.get_num_threads = lambda: 2
+    done.set_num_threads = calls.append
+    monkeypatch.setitem(sys.modules, "torch", done)
+    _one_torch_thread()
+    assert calls == [1]

@@ -169,7 +169,9 @@ def _one_torch_thread() -> None:
     setting alone; it is the app's choice, made once torch is loaded.
     """
     torch = sys.modules.get("torch")
-    if torch is not None and torch.get_num_threads() != 1:
+    if torch is None or getattr(getattr(torch, "__spec__", None), "_initializing", False):
+        return  # not imported, or still being imported (by the app's warm-up thread)
+    if torch.get_num_threads() != 1:
         torch.set_num_threads(1)
 
 
