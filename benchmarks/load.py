@@ -115,10 +115,9 @@ class Session:
                 msg = ForwardMsg()
                 msg.ParseFromString(raw)
                 kind = msg.WhichOneof("type")
-                if kind == "new_session":
-                    self.page_hash = msg.new_session.page_script_hash
-                elif kind == "page_info_changed":
-                    pass
+                if kind == "navigation":
+                    # The page that ran: later reruns ask for it by its script hash.
+                    self.page_hash = msg.navigation.page_script_hash
                 elif kind == "delta":
                     self._on_delta(msg)
                 elif kind == "script_finished":
@@ -139,7 +138,10 @@ class Session:
         which = element.WhichOneof("type")
         if which == "exception":
             self.stats.failures.append(f"exception shown: {element.exception.message[:120]}")
-        elif which == "slider" and element.slider.id not in self.sliders:
+        elif which == "alert" and "Something went wrong" in element.alert.body:
+            self.stats.failures.append("the page's error boundary caught an unexpected error")
+        elif (which == "slider" and element.slider.id not in self.sliders
+              and not element.slider.options):  # a select_slider sends option indices
             s = element.slider
             current = float(s.value[0] if s.value else s.default[0])
             step = float(s.step) or 1.0
@@ -380,6 +382,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="server process id(s) to sample RSS/threads from (with --url)")
     ap.add_argument("--sessions", type=int, default=20)
     ap.add_argument("--duration", type=float, default=60.0, help="seconds of steady load")
+    ap.add_argument("--warmup", type=float, default=10.0,
+                    help="seconds of the same load first, unmeasured (imports, caches)")
     ap.add_argument("--interval", type=float, default=1.0, help="seconds between slider moves")
     ap.add_argument("--pages", default="all", help="comma-separated url paths, or 'all'")
     ap.add_argument("--burst", action="store_true", help="also run the rapid-burst scenario")
@@ -399,6 +403,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         base_url, pids = f"http://127.0.0.1:{port}", [proc.pid]
     rows = []
     try:
+        if args.warmup > 0:
+            asyncio.run(concurrent(base_url, pages, args.sessions, args.warmup, args.interval))
         with Sampler(pids) as sampler:
             stats = asyncio.run(concurrent(base_url, pages, args.sessions, args.duration,
                                            args.interval))

@@ -1,3 +1,5 @@
+import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and in order)
+
 import pandas as pd
 import streamlit as st
 

@@ -1,3 +1,5 @@
+import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and in order)
+
 import streamlit as st
 
 from rlviz import ui

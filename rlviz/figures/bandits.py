@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from rlviz import bandits
-from rlviz.figures.theme import MUTED, PALETTE, TEMPLATE, color, figure, hex_to_rgba
+from rlviz.figures.theme import MUTED, PALETTE, color, figure, hex_to_rgba
 
 __all__ = [
     "optimal_curves",
@@ -261,7 +261,7 @@ def snapshot(race: bandits.Race, step: int, *, frames: int = 30, level: float = 
     means = race.rank_means
     span = float(means.max() - means.min()) or 1.0
     fig.update_layout(
-        template=TEMPLATE, height=height, barmode="group", bargap=0.25,
+        height=height, barmode="group", bargap=0.25,
         title=dict(text=_step_title(step, race.steps), y=0.985),
         margin=dict(l=10, r=10, t=120, b=70),
         legend=dict(orientation="h", x=0.0, y=1.16, yanchor="bottom", xanchor="left"),

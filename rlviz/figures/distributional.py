@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from rlviz.distributional import Walkthrough
-from rlviz.figures.theme import MUTED, TEMPLATE, color, hex_to_rgba
+from rlviz.figures.theme import MUTED, color, hex_to_rgba
 
 __all__ = ["atom_story", "projection_panels"]
 
@@ -191,7 +191,7 @@ def projection_panels(
             font=dict(size=11, color=hex_color),
         ))
     fig.update_layout(
-        template=TEMPLATE, height=height, barmode="overlay", bargap=0, legend=dict(y=1.05),
+        height=height, barmode="overlay", bargap=0, legend=dict(y=1.05),
         margin=dict(t=90), shapes=shapes,
     )
     fig.layout.annotations = annotations  # replaced whole: update_layout would merge them

@@ -8,7 +8,7 @@ from plotly.subplots import make_subplots
 
 from rlviz.dp import NOT_IMPROVED, GammaSweeps, PolicyIterationTrace, RolloutCheck, SweepTrace
 from rlviz.figures.grid import ANNOTATE_MAX_CELLS, grid_figure
-from rlviz.figures.theme import INK, MUTED, TEMPLATE, color, figure, hex_to_rgba
+from rlviz.figures.theme import INK, MUTED, color, figure, hex_to_rgba
 from rlviz.mdp import TabularMDP
 
 __all__ = [
@@ -380,7 +380,7 @@ def cycles_figure(trace: PolicyIterationTrace) -> go.Figure:
     done = changes != NOT_IMPROVED
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.2,
                         subplot_titles=("evaluation sweeps", "actions changed by the improvement"))
-    fig.update_layout(template=TEMPLATE, height=380, showlegend=False,
+    fig.update_layout(height=380, showlegend=False,
                       margin=dict(l=60, r=20, t=40, b=50))
     colour = color("policy_iteration")
     fig.add_trace(go.Bar(x=cycles, y=sweeps, marker_color=hex_to_rgba(colour, 0.55),

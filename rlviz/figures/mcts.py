@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from rlviz.figures.theme import DIVERGING, INK, MUTED, SEQUENTIAL, TEMPLATE, color, figure
+from rlviz.figures.theme import DIVERGING, INK, MUTED, SEQUENTIAL, color, figure
 from rlviz.games import TicTacToe
 from rlviz.games.base import Solution
 from rlviz.mcts import (
@@ -374,7 +374,7 @@ def board_figure(
     axis = dict(showgrid=False, ticks="", fixedrange=True, zeroline=False, linecolor="white",
                 tickvals=[0, 1, 2])
     return go.Figure(data=data, layout=dict(
-        template=TEMPLATE, height=height, shapes=shapes, plot_bgcolor="white",
+        height=height, shapes=shapes, plot_bgcolor="white",
         margin=dict(l=24, r=6, t=46 if title else 22, b=6),
         title=dict(text=title) if title else None,
         xaxis=dict(axis, side="top", ticktext=["a", "b", "c"], range=[-0.5, 2.5]),
@@ -427,7 +427,7 @@ def root_convergence(game: TicTacToe, trace: SearchTrace, solution: Solution, *,
         shapes += [dict(type="line", x0=iteration, x1=iteration, xref="x", yref=f"{y} domain",
                         y0=0, y1=1, line=dict(color=PATH, width=1.5)) for y in ("y", "y2")]
     fig = go.Figure(data=data, layout=dict(
-        template=TEMPLATE, height=height, margin=dict(l=70, r=50, t=40, b=40), shapes=shapes,
+        height=height, margin=dict(l=70, r=50, t=40, b=40), shapes=shapes,
         xaxis=dict(anchor="y2", title=dict(text="iteration"),
                    range=[0, trace.iterations * 1.04]),
         yaxis=dict(domain=[0.55, 1.0], tickformat=".0%", range=[0, 1.02],

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rlviz.figures.grid import GridPath, grid_figure
-from rlviz.figures.theme import INK, MUTED, SEQUENTIAL, TEMPLATE, color, hex_to_rgba
+from rlviz.figures.theme import INK, MUTED, SEQUENTIAL, color, hex_to_rgba
 from rlviz.offline import GridResult, OneStateResult, Training, greedy_path
 
 __all__ = [
@@ -153,7 +153,7 @@ def one_state(
     ]
     span = [float(x[0] - dx), float(x[-1] + dx)]
     layout = go.Layout(
-        template=TEMPLATE, height=height, bargap=0,
+        height=height, bargap=0,
         xaxis=dict(domain=[0, 1], anchor="y2", range=span, showticklabels=False),
         yaxis=_axis("value", domain=[0.3, 1.0], range=y_range),
         xaxis2=_axis("action a (its position on the line)", domain=[0, 1], anchor="y2",
@@ -216,7 +216,7 @@ def return_vs_alpha(
             hovertemplate="this α<extra></extra>", name="chosen α",
         ))
     layout = go.Layout(
-        template=TEMPLATE, height=height, title=dict(text="What each policy really earns"),
+        height=height, title=dict(text="What each policy really earns"),
         xaxis=_axis("CQL weight α (log scale)", type="log"),
         yaxis=_axis(value_label),
         legend=dict(orientation="h", y=-0.22, yanchor="top", x=0),
@@ -275,7 +275,7 @@ def error_vs_alpha(
                 hovertemplate="this α<extra></extra>", name="chosen α",
             ))
     layout = go.Layout(
-        template=TEMPLATE, height=height,
+        height=height,
         title=dict(text=f"How wrong Q is, on and off the data (mean Q − {truth_label})"),
         xaxis=_axis("CQL weight α (log scale)", type="log"),
         yaxis=_axis(f"mean Q − {truth_label}"),
@@ -313,7 +313,7 @@ def training_curves(
         ("CQL gap: logsumexp Q − Q(data)", training.gap, "log"),
     )
     traces = []
-    layout: dict = dict(template=TEMPLATE, height=height, annotations=[],
+    layout: dict = dict(height=height, annotations=[],
                         legend=dict(orientation="h", y=1.16, yanchor="bottom", x=0),
                         margin=dict(l=55, r=20, t=80, b=50))
     width, gap = 0.29, 0.065

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from rlviz.figures.theme import DIVERGING, INK, MUTED, TEMPLATE, color, diverging
+from rlviz.figures.theme import DIVERGING, INK, MUTED, color, diverging
 from rlviz.ppo import ClipSurface, PointExplanation, ToyResult, ValueLossSlice
 
 __all__ = [
@@ -52,7 +52,7 @@ def _panels(titles: Sequence[str], *, shared_y: bool = False, gap: float = 0.05,
     """Layout of ``len(titles)`` side-by-side panels with a title above each."""
     n = len(titles)
     width = (1.0 - gap * (n - 1)) / n
-    out: dict[str, Any] = dict(template=TEMPLATE, annotations=[], shapes=[])
+    out: dict[str, Any] = dict(annotations=[], shapes=[])
     for i, title in enumerate(titles):
         x, y = _axis_ids(i)
         x0 = i * (width + gap)
@@ -172,7 +172,7 @@ def surface_heatmap(s: ClipSurface, *, point: PointExplanation | None = None,
     if point is not None:
         data.append(_point_marker(point))
     layout = dict(
-        template=TEMPLATE, height=height, shapes=[], annotations=[], legend=dict(y=1.08),
+        height=height, shapes=[], annotations=[], legend=dict(y=1.08),
         xaxis=dict(title=RATIO, range=_padded(x_range), showgrid=False),
         yaxis=dict(title="advantage A", range=_padded(y_range), showgrid=False),
     )
@@ -206,7 +206,7 @@ def surface_3d(s: ClipSurface, *, point: PointExplanation | None = None,
             name="your point", hoverinfo="skip",
         ))
     layout = dict(
-        template=TEMPLATE, height=height, margin=dict(l=0, r=0, t=30, b=0),
+        height=height, margin=dict(l=0, r=0, t=30, b=0),
         scene=dict(xaxis_title="ratio r", yaxis_title="advantage A", zaxis_title="L(r, A)",
                    camera=dict(eye=dict(x=1.6, y=-1.5, z=0.9)), aspectmode="manual",
                    aspectratio=dict(x=1.3, y=1.0, z=0.7)),
@@ -423,7 +423,7 @@ def value_loss(v: ValueLossSlice, *, height: int = 320) -> go.Figure:
         dict(type="scatter", x=v.value[flat], y=v.loss[flat], name="flat: gradient 0",
              mode="lines", line=dict(color=FLAT, width=9), opacity=0.35, hoverinfo="skip"),
     ]
-    layout = dict(template=TEMPLATE, height=height, legend=dict(y=1.12),
+    layout = dict(height=height, legend=dict(y=1.12),
                   xaxis=dict(title="new value prediction V"), yaxis=dict(title="loss"),
                   shapes=[_band_x(v.value_old - v.epsilon, v.value_old + v.epsilon)],
                   annotations=[])

@@ -134,13 +134,14 @@ TEMPLATE = go.layout.Template(
     ),
 )
 pio.templates["rlviz"] = TEMPLATE
+# The default for every figure made in this process: a named default costs nothing per figure,
+# while passing the template object to each one validates and copies it (about 1.3 ms apiece).
+pio.templates.default = "rlviz"
 
 
 def figure(**layout) -> go.Figure:
     """A new empty figure in the rlviz template, with any layout overrides."""
-    fig = go.Figure()
-    fig.update_layout(template=TEMPLATE, **layout)
-    return fig
+    return go.Figure(layout=layout or None)
 
 
 def color(name: str) -> str:

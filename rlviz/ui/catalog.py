@@ -7,6 +7,7 @@ page appears only once its file exists, so a new page needs one entry here and o
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,8 +143,13 @@ PAGES: tuple[PageInfo, ...] = (
 
 
 def available_pages() -> list[PageInfo]:
-    """The pages whose files exist, in navigation order."""
-    return [p for p in PAGES if p.exists]
+    """The pages whose files exist, in navigation order (looked up once per process)."""
+    return list(_available())
+
+
+@functools.cache
+def _available() -> tuple[PageInfo, ...]:
+    return tuple(p for p in PAGES if p.exists)
 
 
 def page_info(slug: str) -> PageInfo:

@@ -150,6 +150,7 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
+@functools.cache
 def _png_available() -> bool:
     return shutil.which("chromium") is not None or shutil.which("google-chrome") is not None
 
