@@ -175,9 +175,19 @@ class Session:
         self.stats.runs_finished += 1
         return time.perf_counter() - t0
 
-    def nudge(self, rng: random.Random) -> list[WidgetState]:
-        """Widget states with one slider moved to its other value."""
-        slider = rng.choice(list(self.sliders.values()))
+    def nudge(self, rng: random.Random, explore: bool = False) -> list[WidgetState]:
+        """Widget states with a slider moved to its other value.
+
+        By default a session keeps to one slider (the first it drew) and moves it back and
+        forth by one step, as a student comparing two settings does: after the first visit
+        both views are cached, so what is measured is the cost of a rerun. With ``explore`` it
+        moves a random slider each time and keeps the others where they were, so the settings
+        wander and most reruns compute afresh.
+        """
+        if explore or not self.states:
+            slider = rng.choice(list(self.sliders.values()))
+        else:
+            slider = next(s for s in self.sliders.values() if s.widget_id in self.states)
         now = self.states.get(slider.widget_id, slider.values[0])
         new = slider.values[1] if now == slider.values[0] else slider.values[0]
         self.states[slider.widget_id] = new
@@ -190,7 +200,7 @@ class Session:
 
 
 async def browse(base_url: str, page: str, duration: float, interval: float, seed: int,
-                 stats: SessionStats, burst: bool = False) -> None:
+                 stats: SessionStats, burst: bool = False, explore: bool = False) -> None:
     """One session: open the page, then move a slider every ``interval`` seconds."""
     rng = random.Random(seed)
     try:
@@ -207,10 +217,10 @@ async def browse(base_url: str, page: str, duration: float, interval: float, see
                         session._finished.clear()
                         msg = BackMsg()
                         msg.rerun_script.page_script_hash = session.page_hash
-                        msg.rerun_script.widget_states.widgets.extend(session.nudge(rng))
+                        msg.rerun_script.widget_states.widgets.extend(session.nudge(rng, explore))
                         await session._ws.send(msg.SerializeToString())
                         await asyncio.sleep(0.02)
-                latency = await session.run(widgets=session.nudge(rng))
+                latency = await session.run(widgets=session.nudge(rng, explore))
                 if latency == latency:
                     stats.latencies.append(latency)
                 await asyncio.sleep(max(0.0, interval + rng.uniform(-0.2, 0.2)))
@@ -324,10 +334,12 @@ def available_pages() -> list[str]:
 
 
 async def concurrent(base_url: str, pages: Sequence[str], sessions: int, duration: float,
-                     interval: float, burst: bool = False) -> list[SessionStats]:
+                     interval: float, burst: bool = False,
+                     explore: bool = False) -> list[SessionStats]:
     stats = [SessionStats(pages[i % len(pages)]) for i in range(sessions)]
     await asyncio.gather(*(
-        browse(base_url, s.page, duration, interval, seed=i, stats=s, burst=burst)
+        browse(base_url, s.page, duration, interval, seed=i, stats=s, burst=burst,
+               explore=explore)
         for i, s in enumerate(stats)
     ))
     return stats
@@ -387,6 +399,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--interval", type=float, default=1.0, help="seconds between slider moves")
     ap.add_argument("--pages", default="all", help="comma-separated url paths, or 'all'")
     ap.add_argument("--burst", action="store_true", help="also run the rapid-burst scenario")
+    ap.add_argument("--explore", action="store_true",
+                    help="also run sessions that wander over random sliders (cold computations)")
     ap.add_argument("--reruns", type=int, default=0,
                     help="also measure RSS growth over this many reruns after warm-up")
     ap.add_argument("--waves", type=int, default=0, help="connect/leave waves to run")
@@ -409,6 +423,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             stats = asyncio.run(concurrent(base_url, pages, args.sessions, args.duration,
                                            args.interval))
         rows.append(summarise("steady", stats, sampler))
+        if args.explore:
+            with Sampler(pids) as sampler:
+                stats = asyncio.run(concurrent(base_url, pages, args.sessions, args.duration,
+                                               args.interval, explore=True))
+            rows.append(summarise("exploring: random sliders, mostly cold", stats, sampler))
         if args.burst:
             with Sampler(pids) as sampler:
                 stats = asyncio.run(concurrent(base_url, pages, max(args.sessions // 2, 1),

@@ -109,6 +109,14 @@ def run_race(agents, testbed, runs, steps, seed):
     return bandits.race(agents, testbed, runs=runs, steps=steps, seed=seed)
 
 
+@ui.cached_figures()
+def charts(agents, testbed, runs, steps, seed, t):
+    result = run_race(agents, testbed, runs, steps, seed)
+    return (figs.regret_race(result, step=t), figs.regret_race(result, step=t, log_axes=True),
+            figs.reward_curves(result, step=t), figs.optimal_curves(result, step=t),
+            figs.snapshot(result, t), figs.pull_shares(result))
+
+
 @ui.cached(max_entries=8, show_spinner="Racing the book's testbed…")
 def run_book(seed):
     return bandits.book_race(seed)
@@ -184,25 +192,21 @@ with ui.page("bandits", intro=INTRO) as page:
     page.section("Who is winning at step t")
     q = page.controls([ui.IntSlider(name="t", label="Scrub to step t", min=1, max=p.steps,
                                     value=min(100, p.steps))], container=st.container())
+    regret, regret_loglog, reward, optimal, snapshot, pulls = charts(
+        agents, testbed, p.runs, p.steps, p.seed, q.t)
     with regret_lin:
-        regret = figs.regret_race(result, step=q.t)
         ui.chart(regret, key="bandits.regret")
     with regret_log:
-        regret_log = figs.regret_race(result, step=q.t, log_axes=True)
-        ui.chart(regret_log, key="bandits.regret_log")
+        ui.chart(regret_loglog, key="bandits.regret_log")
     if testbed.fixed_means is None or not testbed.binary_rewards:
         bounds_note.caption("The Lai–Robbins and UCB1 bounds are drawn for Bernoulli arms that "
                             "are the same in every run (the *Regret bounds* lesson).")
     with reward_box:
-        reward = figs.reward_curves(result, step=q.t)
         ui.chart(reward, key="bandits.reward")
     with optimal_box:
-        optimal = figs.optimal_curves(result, step=q.t)
         ui.chart(optimal, key="bandits.optimal")
-    snapshot = figs.snapshot(result, q.t)
     ui.chart(snapshot, key="bandits.snapshot")
     page.section("Where the pulls went")
-    pulls = figs.pull_shares(result)
     ui.chart(pulls, key="bandits.pulls")
 
     page.read_it(
@@ -234,7 +238,7 @@ with ui.page("bandits", intro=INTRO) as page:
     page.source(bandits.race, bandits._race_chunk, *dict.fromkeys(type(a) for a in agents),
                 type(testbed), bandits.Noise)
     page.export(
-        figures={"regret": regret, "regret-log-log": regret_log, "reward": reward,
+        figures={"regret": regret, "regret-log-log": regret_loglog, "reward": reward,
                  "optimal": optimal, "snapshot": snapshot, "pulls": pulls},
         data={"curves": pd.DataFrame(result.curves()),
               "pull-shares": pd.DataFrame(result.pull_shares(), index=result.labels,

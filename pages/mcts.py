@@ -20,6 +20,26 @@ def run(board: str, simulations: int, c: float, rule: str, prior: str, seed: int
                        prior=prior, seed=seed)
 
 
+@ui.cached_figures()
+def search_charts(search: tuple):
+    trace = run(*search)
+    return figs.root_board(GAME, trace, SOLUTION)
+
+
+@ui.cached_figures()
+def iteration_charts(search: tuple, iteration: int, phase: str, depth: int, top_k: int):
+    trace = run(*search)
+    view = mcts.iteration_view(trace, iteration)
+    leaf = int(view.path[-1])
+    playout = tuple(view.rollout.tolist()) if phase in ("simulate", "backup") else ()
+    leaf_fig = figs.board_figure(
+        GAME.text(int(trace.tree.state[leaf])), playout=playout,
+        first_mark=GAME.to_move(int(trace.tree.state[leaf])).lower(),
+        title="Leaf position" + (" and its random playout" if playout else ""), height=260)
+    return (figs.tree_figure(GAME, trace, view, phase=phase, max_depth=depth, top_k=top_k),
+            leaf_fig, figs.root_convergence(GAME, trace, SOLUTION, iteration=iteration))
+
+
 with ui.page("mcts", intro=(
     "Monte Carlo tree search grows an asymmetric tree: each iteration walks down by a "
     "selection rule, adds one node, plays a random game from it and backs the result up. "
@@ -85,12 +105,13 @@ with ui.page("mcts", intro=(
                                   value="backup", labels=figs.PHASE_LABELS, widget="segmented")],
                        container=phase_col)
     prior = q.prior if p.rule == "puct" else "uniform"
-    trace = run(b.board, p.simulations, p.c, p.rule, prior, q.seed)
+    search = (b.board, p.simulations, p.c, p.rule, prior, q.seed)
+    trace = run(*search)
     root, summary = trace.root_state, trace.summary()
     optimal = SOLUTION.optimal_moves(root)
     with root_col:
         st.subheader(f"Root · {GAME.to_move(root)} to move", anchor=False)
-        board_fig = figs.root_board(GAME, trace, SOLUTION)
+        board_fig = search_charts(search)
         ui.chart(board_fig, key="mcts.fig.board")
         st.caption("Shade: share of root visits. Green frame: minimax-optimal move.")
     with table_col:
@@ -112,8 +133,8 @@ with ui.page("mcts", intro=(
                    "with best play, ✓ when it is optimal.")
 
     view = mcts.iteration_view(trace, v.iteration)
-    tree_fig = figs.tree_figure(GAME, trace, view, phase=ph.phase, max_depth=q.depth,
-                                top_k=q.top_k)
+    tree_fig, leaf_fig, conv_fig = iteration_charts(search, v.iteration, ph.phase, q.depth,
+                                                    q.top_k)
     ui.chart(tree_fig, key="mcts.fig.tree")
     story, detail = st.columns([3, 2], gap="large")
     with story:
@@ -123,15 +144,9 @@ with ui.page("mcts", intro=(
             with st.expander("Every move's score at the root"):
                 st.dataframe(figs.selection_table(GAME, view.steps[0]), hide_index=True)
     with detail:
-        leaf = int(view.path[-1])
-        leaf_board = GAME.text(int(trace.tree.state[leaf]))
-        playout = tuple(view.rollout.tolist()) if ph.phase in ("simulate", "backup") else ()
-        ui.chart(figs.board_figure(leaf_board, playout=playout, first_mark=GAME.to_move(
-            int(trace.tree.state[leaf])).lower(), title="Leaf position" + (
-            " and its random playout" if playout else ""), height=260), key="mcts.fig.leaf")
+        ui.chart(leaf_fig, key="mcts.fig.leaf")
 
     st.subheader("Do the root's visits settle on the best moves?", anchor=False)
-    conv_fig = figs.root_convergence(GAME, trace, SOLUTION, iteration=v.iteration)
     ui.chart(conv_fig, key="mcts.fig.convergence")
 
     page.read_it(

@@ -33,6 +33,32 @@ def toy(mu: tuple[float, ...], **settings) -> ppo.ToyResult:
     return ppo.run_toy(mu, **settings)
 
 
+@ui.cached_figures()
+def surface_charts(eps: float, r: float, a: float, view: str):
+    point = ppo.explain_point(r, a, epsilon=eps)
+    surf = surface(eps)
+    main = (figs.surface_3d(surf, point=point) if view == "3d" else
+            figs.surface_heatmap(surf, point=point, gradient=view == "gradient"))
+    return main, figs.slices(slice_pair(eps), point=point)
+
+
+@ui.cached_figures()
+def ratio_chart(mu: tuple[float, ...], settings: tuple):
+    return figs.ratio_trajectories(toy(mu, **dict(settings)))
+
+
+@ui.cached_figures()
+def epoch_charts(mu: tuple[float, ...], settings: tuple, epoch: int):
+    res = toy(mu, **dict(settings))
+    return (figs.batch_on_surface(res, epoch), figs.kl_estimates(res, epoch=epoch),
+            figs.toy_summary(res, epoch))
+
+
+@ui.cached_figures()
+def value_chart(eps: float):
+    return figs.value_loss(ppo.value_loss_slice(value_old=0.0, target=1.0, epsilon=eps))
+
+
 with ui.page("ppo_clip", intro=INTRO) as page:
     p = page.controls([
         ui.FloatSlider(name="eps", label="Clip range ε", min=0.05, max=0.5, value=0.2, step=0.01,
@@ -85,11 +111,8 @@ with ui.page("ppo_clip", intro=INTRO) as page:
         view = page.controls([ui.Choice(name="view", label="View", options=list(VIEWS),
                                         value="heatmap", labels=VIEWS, widget="segmented")],
                              container=st.container()).view
-        surf = surface(eps)
-        main = (figs.surface_3d(surf, point=point) if view == "3d" else
-                figs.surface_heatmap(surf, point=point, gradient=view == "gradient"))
+        main, slice_fig = surface_charts(eps, round(q.r, 2), round(q.a, 2), view)
         ui.chart(main, key="ppo_clip.chart.surface")
-    slice_fig = figs.slices(slice_pair(eps), point=point)
     ui.chart(slice_fig, key="ppo_clip.chart.slices")
 
     page.section("The live toy: several epochs on one batch")
@@ -99,15 +122,18 @@ with ui.page("ppo_clip", intro=INTRO) as page:
     minibatch = min(p.minibatch, p.batch)
     if minibatch < p.minibatch:
         st.caption(f"The minibatch size is capped at the batch size, {p.batch}.")
-    res = toy(tuple(table["mu"]), batch_size=p.batch, epochs=p.epochs, minibatch_size=minibatch,
-              lr=p.lr, epsilon=eps, beta=p.beta, adaptive_beta=p.adaptive,
-              kl_target=p.kl_target, normalize_advantages=p.norm, reward_noise=p.noise,
-              optimizer=p.opt, seed=p.seed)
+    settings = tuple(dict(
+        batch_size=p.batch, epochs=p.epochs, minibatch_size=minibatch, lr=p.lr, epsilon=eps,
+        beta=p.beta, adaptive_beta=p.adaptive, kl_target=p.kl_target,
+        normalize_advantages=p.norm, reward_noise=p.noise, optimizer=p.opt, seed=p.seed,
+    ).items())
+    mu = tuple(table["mu"])
+    res = toy(mu, **dict(settings))
     st.caption(f"A uniform softmax policy over {res.true_rewards.size} actions drew {p.batch} "
                f"samples; each method then took {res.steps_per_epoch} minibatch steps per epoch "
                f"for {p.epochs} epochs on that same batch. Every sample of an action shares its "
                "ratio, so each line below is one action (thicker: more samples).")
-    ratio_fig = figs.ratio_trajectories(res)
+    ratio_fig = ratio_chart(mu, settings)
     ui.chart(ratio_fig, key="ppo_clip.chart.ratios")
     shown, last = page.key("epoch"), page.key("_last_epochs")
     before = st.session_state.get(last)
@@ -120,14 +146,12 @@ with ui.page("ppo_clip", intro=INTRO) as page:
     epoch = page.controls([ui.IntSlider(name="epoch", label="Epoch shown below", min=0,
                                         max=p.epochs, value=p.epochs)],
                           container=st.container()).epoch
-    batch_fig = figs.batch_on_surface(res, epoch)
+    batch_fig, kl_fig, summary_fig = epoch_charts(mu, settings, epoch)
     ui.chart(batch_fig, key="ppo_clip.chart.batch")
-    kl_fig = figs.kl_estimates(res, epoch=epoch)
     ui.chart(kl_fig, key="ppo_clip.chart.kl")
-    summary_fig = figs.toy_summary(res, epoch)
     ui.chart(summary_fig, key="ppo_clip.chart.summary")
     with st.expander("The same clip on the critic: the clipped value loss"):
-        value_fig = figs.value_loss(ppo.value_loss_slice(value_old=0.0, target=1.0, epsilon=eps))
+        value_fig = value_chart(eps)
         ui.chart(value_fig, key="ppo_clip.chart.value")
         st.caption("One sample with V_old = 0 and target R = 1, clipped with the same ε. Once V "
                    "has moved more than ε toward the target, the clipped branch is the larger "
@@ -159,6 +183,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
         "Set the reward noise σ to 3 and try seeds 11, 13 and 16: the batch now misleads, and "
         "the unclipped run bets everything on it. What happens to J(π) under the clip?",
     ])
+    surf = surface(eps)
     checks = ppo.surface_checks(surf)
     page.known_answer([
         ui.Check("L(r, A) = r·A inside [1 − ε, 1 + ε] (max gap)", value=checks.inside_gap,

@@ -68,6 +68,18 @@ def rollouts(env, slip, step, goal, actions, gamma, episodes, seed):
                               seed=seed)
 
 
+@ui.cached_figures()
+def grid_and_convergence(settings, k):
+    mdp, trace, _ = solve(*settings)
+    return figs.sweep_figure(mdp, trace, sweep=k), figs.convergence_figure(trace, sweep=k)
+
+
+@ui.cached_figures()
+def gamma_chart(model, theta, max_sweeps, layout, gamma, sweeps, in_place):
+    curve = by_gamma(*model, theta, max_sweeps, layout)
+    return figs.gamma_figure(curve, gamma=gamma, sweeps=sweeps, in_place=in_place)
+
+
 with ui.page(SLUG, intro=INTRO) as page:
     top = page.controls([ui.Choice(
         name="env", label="Environment", options=list(dp.PROBLEMS), value="sutton_barto_4x4",
@@ -116,11 +128,10 @@ with ui.page(SLUG, intro=INTRO) as page:
     k = page.controls([ui.IntSlider(
         name="sweep", label="Sweep k shown", min=0, max=trace.n_sweeps, value=trace.n_sweeps,
         help="Scrub through the sweeps; ▶ under the grid plays them.")], container=left).sweep
+    sweeps_fig, conv_fig = grid_and_convergence(settings, k)
     with left:
-        sweeps_fig = figs.sweep_figure(mdp, trace, sweep=k)
         ui.chart(sweeps_fig, key=f"{SLUG}.chart.sweeps")
     with right:
-        conv_fig = figs.convergence_figure(trace, sweep=k)
         ui.chart(conv_fig, key=f"{SLUG}.chart.convergence")
     start = mdp.start_state
     cols = metrics.columns(4)
@@ -136,9 +147,8 @@ with ui.page(SLUG, intro=INTRO) as page:
     left, right = st.columns([1.1, 1], gap="medium")
     with left:
         page.section("How γ sets the number of sweeps")
-        curve = by_gamma(*model, p.theta, p.max_sweeps, layout)
-        gamma_fig = figs.gamma_figure(curve, gamma=p.gamma, sweeps=trace.n_sweeps,
-                                      in_place=p.in_place)
+        gamma_fig = gamma_chart(model, p.theta, p.max_sweeps, layout, p.gamma, trace.n_sweeps,
+                                p.in_place)
         ui.chart(gamma_fig, key=f"{SLUG}.chart.gamma")
     with right:
         if p.algorithm == "policy_iteration":

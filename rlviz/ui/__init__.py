@@ -1,6 +1,6 @@
 """The only library code that imports streamlit: page chrome, URL-bound controls, panels."""
 
-from rlviz.ui.chrome import Check, Page, cached, chart, page
+from rlviz.ui.chrome import Check, Page, cached, cached_figures, chart, page
 from rlviz.ui.controls import (
     Choice,
     Control,
@@ -36,6 +36,7 @@ __all__ = [
     "Text",
     "Toggle",
     "cached",
+    "cached_figures",
     "chart",
     "page",
 ]

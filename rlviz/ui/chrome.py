@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from rlviz import __version__
@@ -41,7 +42,7 @@ from rlviz.ui.catalog import PageInfo, page_info
 from rlviz.ui.controls import Control, Params, Section
 from rlviz.ui.navigation import leave_legacy_pages_mode
 
-__all__ = ["Check", "Page", "cached", "chart", "page"]
+__all__ = ["Check", "Page", "cached", "cached_figures", "chart", "page"]
 
 log = logging.getLogger("rlviz.ui")
 
@@ -65,10 +66,25 @@ def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
     return st.cache_data(max_entries=max_entries, show_spinner=show_spinner, ttl=6 * 3600)
 
 
+def cached_figures(max_entries: int = 32):
+    """``st.cache_resource`` for functions that build figures from primitive settings.
+
+    Building a plotly figure (validating every trace and frame) usually costs more than the rest
+    of a rerun, and a figure depends only on the settings that produced it, so a page builds
+    each view once and every session shares it. Shared means read-only: show the figure with
+    ``ui.chart`` and never change it afterwards.
+    """
+    return st.cache_resource(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
+
+
 def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> None:
-    """Show a plotly figure in the rlviz template (not Streamlit's theme)."""
-    if height is not None:
-        fig.update_layout(height=height)
+    """Show a plotly figure in the rlviz template (not Streamlit's theme).
+
+    The figure is never changed (it may be shared through ``cached_figures``); a ``height``
+    is applied to a copy.
+    """
+    if height is not None and fig.layout.height != height:
+        fig = go.Figure(fig).update_layout(height=height)
     st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, key=key)
 
 
