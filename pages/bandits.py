@@ -240,7 +240,7 @@ with ui.page("bandits", intro=INTRO) as page:
     page.export(
         figures={"regret": regret, "regret-log-log": regret_loglog, "reward": reward,
                  "optimal": optimal, "snapshot": snapshot, "pulls": pulls},
-        data={"curves": pd.DataFrame(result.curves()),
+        data=lambda: {"curves": pd.DataFrame(result.curves()),
               "pull-shares": pd.DataFrame(result.pull_shares(), index=result.labels,
                                           columns=[figs.rank_name(j) for j in range(testbed.arms)])
               .rename_axis("racer").reset_index(),

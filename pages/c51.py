@@ -176,4 +176,4 @@ with ui.page("c51", intro=INTRO) as page:
     ])
     page.source(dist.categorical_projection, dist.source_distribution, dist.walkthrough,
                 *([dist.naive_projection] if p.naive else []))
-    page.export(figures={"projection": fig}, data={"atoms": pd.DataFrame(w.columns())})
+    page.export(figures={"projection": fig}, data=lambda: {"atoms": pd.DataFrame(w.columns())})

@@ -204,6 +204,6 @@ with ui.page("cliff_td", intro=INTRO) as page:
                 td.double_q_target, td.td_update, td.worked_update)
     page.export(
         figures={"learning_curves": shown["curves"], "greedy_paths": shown["paths"]},
-        data={"episodes": figs.episodes_frame(results, window=p.window),
+        data=lambda: {"episodes": figs.episodes_frame(results, window=p.window),
               "final_q": {a: r.mean_q for a, r in results.items()}},
     )

@@ -200,7 +200,7 @@ with ui.page("cql", intro=INTRO) as page:
     page.source(offline.one_state_experiment if one else offline.grid_experiment, *learners,
                 offline.offline_loss, offline.cql_gap, offline.cql_fixed_point)
     d = res.data
-    page.export(figures=figures, data={
+    page.export(figures=figures, data=lambda: {
         "dataset": pd.DataFrame({"s": d.states, "a": d.actions, "r": d.rewards,
                                  "s_next": d.next_states, "done": d.dones}),
         "returns_by_alpha": pd.DataFrame({"alpha": res.training.alphas,

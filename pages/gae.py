@@ -185,6 +185,6 @@ with ui.page("gae", intro=INTRO) as page:
     page.export(
         figures={"advantages": fig_adv, "weights": fig_w, "study": fig_study,
                  "critic": fig_critic},
-        data={"trajectory": steps, "study": pd.DataFrame({
+        data=lambda: {"trajectory": steps, "study": pd.DataFrame({
             "lam": res.lams, "bias2": res.bias2, "variance": res.variance, "mse": res.mse})},
     )

@@ -199,7 +199,7 @@ with ui.page("mcts", intro=(
     page.source(mcts.search, mcts.tree_layout, solve)
     page.export(
         figures={"tree": tree_fig, "convergence": conv_fig, "root-board": board_fig},
-        data={"root_moves": table,
+        data=lambda: {"root_moves": table,
               "iterations": {"path": trace.path, "path_length": trace.path_length,
                              "expanded": trace.expanded, "leaf_value": trace.leaf_value,
                              "rollout": trace.rollout, "backed_up": trace.backed_up},

@@ -226,6 +226,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
     page.export(
         figures={"surface": main, "slices": slice_fig, "ratios": ratio_fig, "batch": batch_fig,
                  "kl": kl_fig, "summary": summary_fig, "value_loss": value_fig},
-        data={"surface": pd.DataFrame(surf.table()), "toy_epochs": pd.DataFrame(res.epoch_table()),
-              "toy_samples": pd.DataFrame(res.sample_table()), "point": vars(point)},
+        data=lambda: {"surface": pd.DataFrame(surf.table()),
+                      "toy_epochs": pd.DataFrame(res.epoch_table()),
+                      "toy_samples": pd.DataFrame(res.sample_table()), "point": vars(point)},
     )

@@ -220,6 +220,7 @@ with ui.page(SLUG, intro=INTRO) as page:
                 dp.evaluation_error_bound)
     page.export(
         figures={"sweeps": sweeps_fig, "convergence": conv_fig, "sweeps_by_gamma": gamma_fig},
-        data={name: pd.DataFrame(table) for name, table in dp.trace_tables(mdp, trace).items()},
+        data=lambda: {name: pd.DataFrame(table)
+                      for name, table in dp.trace_tables(mdp, trace).items()},
         settings=page.settings,
     )

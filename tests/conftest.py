@@ -40,6 +40,13 @@ def run_page(path: Path | str, *, query: dict[str, str] | None = None,
     return at.run()
 
 
+def open_panels(at: AppTest, slug: str) -> AppTest:
+    """Open a page's equations, code and export panels (drawn only while open) and rerun."""
+    for name in ("equations", "source", "export"):
+        at.session_state[f"{slug}._panel.{name}"] = True
+    return at.run()
+
+
 def shown_text(at: AppTest) -> list[str]:
     """Everything a user reads on the page: text elements, metrics, tables and chart labels."""
     out: list[str] = []

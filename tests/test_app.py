@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rlviz.ui import catalog
-from tests.conftest import PAGES, ROOT, assert_healthy, run_page
+from tests.conftest import PAGES, ROOT, assert_healthy, open_panels, run_page
 
 WRITTEN = [p for p in catalog.PAGES if p.exists]
 
@@ -67,6 +67,12 @@ def test_every_page_runs_cleanly_at_defaults(info):
     assert any("| check |" in m.value for m in at.markdown), "known-answer badge"
     labels = {e.label for e in at.expander}
     assert {"The equations", "The code that ran", "Export"} <= labels
+    open_panels(at, info.slug)
+    assert_healthy(at)
+    assert at.latex, "the equations"
+    assert any("def " in c.value or "class " in c.value for c in at.code), "the code that ran"
+    downloads = {b.proto.label for b in at.get("download_button")}
+    assert "settings.json" in downloads and any(d.endswith(".html") for d in downloads)
 
 
 def test_production_config():

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from rlviz.ui import catalog
 from rlviz.ui.chrome import DECLARED
-from tests.conftest import DEMO
+from tests.conftest import DEMO, open_panels
 from tests.fuzz import JUNK, check_run, strategy
 
 WRITTEN = [p for p in catalog.PAGES if p.exists]
@@ -32,6 +32,8 @@ def fuzz_settings(examples: int) -> settings:
 
 def fuzz_widgets(path, slug, examples, skip=()):
     at = AppTest.from_file(str(path), default_timeout=120).run()
+    check_run(at)
+    open_panels(at, slug)  # fuzz the equations, code and export panels too
     check_run(at)
     controls = {n: c for n, c in DECLARED[slug].items() if n not in skip}
 

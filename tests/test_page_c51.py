@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.conftest import PAGES, assert_healthy, plain, run_page
+from tests.conftest import PAGES, assert_healthy, open_panels, plain, run_page
 
 PAGE = PAGES / "c51.py"
 
@@ -42,6 +42,7 @@ def test_defaults():
     # r = 0.5, γ = 0.9, p centred near 1: the projected mean is r + γ·E[p], unchanged.
     assert metric(at, "Projected mean") == metric(at, "Target mean r + γ·E[p]") == "1.3994"
     assert "**Atom 11** sits at z = 1" in " ".join(m.value for m in at.markdown)
+    open_panels(at, "c51")
     labels = {b.proto.label for b in at.get("download_button")}
     assert {"projection.html", "atoms.csv", "settings.json"} <= labels
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from rlviz import returns
-from tests.conftest import PAGES, assert_healthy, run_page
+from tests.conftest import PAGES, assert_healthy, open_panels, run_page
 
 PAGE = PAGES / "gae.py"
 SMALL = {"episodes": "500"}  # keep the study quick where it is not the point
@@ -36,6 +36,7 @@ def test_defaults():
     assert not at.query_params  # defaults leave the link clean
     assert at.slider(key="gae.lam").value == 0.95
     assert at.session_state["gae.traj"]["trunc"][10] is True
+    open_panels(at, "gae")
     labels = {b.proto.label for b in at.get("download_button")}
     assert {"advantages.html", "weights.html", "study.html", "trajectory.csv", "study.csv",
             "settings.json"} <= labels

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.conftest import PAGES, assert_healthy, run_page, shown_text
+from tests.conftest import PAGES, assert_healthy, open_panels, run_page, shown_text
 
 PAGE = PAGES / "ppo_clip.py"
 KEY = "ppo_clip.{}".format
@@ -40,6 +40,7 @@ def test_defaults(default):
     assert len(rows) == 4 and all(":green[" in r for r in rows), rows
     assert ":green-badge[:material/check: matches]" in [m.value for m in at.markdown]
     assert {"The equations", "The code that ran", "Export"} <= {e.label for e in at.expander}
+    open_panels(at, "ppo_clip")
     assert any("def clipped_surrogate" in c.value for c in at.code)
     assert any("def run_toy" in c.value for c in at.code)
     # The default point (r = 1.5, A = 1) sits in the flat region.

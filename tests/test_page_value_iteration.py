@@ -1,7 +1,7 @@
 import pytest
 
 from rlviz.ui.catalog import page_info
-from tests.conftest import assert_healthy, run_page, shown_text
+from tests.conftest import assert_healthy, open_panels, run_page, shown_text
 
 PAGE = page_info("value_iteration").file
 K = "value_iteration."
@@ -27,6 +27,7 @@ def test_defaults_show_the_book_example_and_pass_its_checks():
     assert len(rows) == 3 and all("check_circle" in r for r in rows)
     assert at.slider(key=K + "sweep").value == 173
     assert not at.query_params  # defaults leave the link clean
+    open_panels(at, "value_iteration")
     assert any("def value_iteration" in c.value or "def policy_evaluation" in c.value
                for c in at.code)
 

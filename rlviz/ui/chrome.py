@@ -420,9 +420,21 @@ class Page:
             st.markdown("\n".join(table))
         return ok
 
-    def equations(self, items: Sequence[tuple[str, str]], *, expanded: bool = False) -> None:
+    def _panel(self, label: str, icon: str, name: str) -> Any | None:
+        """A closed-by-default expander whose contents are drawn only while it is open.
+
+        Opening it reruns the page; closed, it costs nothing on the reruns that every slider
+        move causes. Returns the container to draw into, or None when closed.
+        """
+        box = st.expander(label, icon=icon, key=self.key(f"_panel.{name}"), on_change="rerun")
+        return box if box.open else None
+
+    def equations(self, items: Sequence[tuple[str, str]]) -> None:
         """The equations behind the page, each with a one-line caption."""
-        with st.expander("The equations", icon=":material/function:", expanded=expanded):
+        box = self._panel("The equations", ":material/function:", "equations")
+        if box is None:
+            return
+        with box:
             for caption, latex in items:
                 if caption:
                     st.markdown(caption)
@@ -430,7 +442,10 @@ class Page:
 
     def source(self, *objects: Callable | type) -> None:
         """The exact rlviz source that produced this view (``inspect.getsource``)."""
-        with st.expander("The code that ran", icon=":material/code:"):
+        box = self._panel("The code that ran", ":material/code:", "source")
+        if box is None:
+            return
+        with box:
             st.caption(
                 "These are the rlviz functions this page called, read from the running code."
             )
@@ -443,17 +458,22 @@ class Page:
         self,
         *,
         figures: Mapping[str, Any] | None = None,
-        data: Mapping[str, Any] | None = None,
+        data: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
         settings: Mapping[str, Any] | None = None,
     ) -> None:
         """Download buttons: figures (HTML, PNG), data (CSV for tables, JSON otherwise), settings.
 
-        Files are built only when their button is pressed.
+        The buttons are drawn only while the panel is open, and files are built only when their
+        button is pressed. ``data`` may be a zero-argument callable returning the tables
+        (``data=lambda: {...}``), so that they are assembled only when the panel is open.
         """
+        box = self._panel("Export", ":material/download:", "export")
+        if box is None:
+            return
         figures = dict(figures or {})
-        data = dict(data or {})
+        data = dict((data() if callable(data) else data) or {})
         settings = dict(settings if settings is not None else self._values)
-        with st.expander("Export", icon=":material/download:"):
+        with box:
             cols = st.columns(3)
             with cols[0]:
                 st.markdown("**Figures**")
