@@ -39,7 +39,7 @@ def test_default_round_trips(control):
         (CONTROLS[3], "11", "outside"),
         (CONTROLS[4], "qlearning", "not one of the options"),
         (CONTROLS[5], "0.5", "not one of the slider's values"),
-        (CONTROLS[6], "x,w", "'w' is not one of the options"),
+        (CONTROLS[6], "x,w", "item 2 is not one of the options"),
         (CONTROLS[7], "maybe", "not on/off"),
         (CONTROLS[8], "-1", "outside"),
         (CONTROLS[9], "x" * 21, "longer than 20"),

@@ -224,6 +224,7 @@ class Page:
         st.set_page_config(
             page_title=f"{self.info.title} · rlviz", page_icon=self.info.icon, layout="wide"
         )
+        DECLARED[self.slug] = {}  # this run's controls only
         st.title(self.heading, anchor=False)
         if self.intro:
             st.markdown(self.intro)
@@ -293,7 +294,7 @@ class Page:
         state[f"{key}._domain"] = self._domain(control)
         value = control.render(key)
         self._controls[control.name] = control
-        DECLARED.setdefault(self.slug, {})[control.name] = control
+        DECLARED[self.slug][control.name] = control
         self._values[control.name] = value
         return value
 

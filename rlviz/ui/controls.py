@@ -367,12 +367,13 @@ class MultiChoice(Control):
 
     def parse(self, raw: str) -> list[Any]:
         chosen: list[Any] = []
-        for part in (p.strip() for p in str(raw).split(",")):
+        # Reasons name positions, not the text: the notice already quotes the link's value.
+        for i, part in enumerate((p.strip() for p in str(raw).split(",")), start=1):
             if not part:
                 continue
             match = [o for o in self.options if str(o) == part]
             if not match:
-                raise ValueError(f"{part!r} is not one of the options")
+                raise ValueError(f"item {i} is not one of the options")
             if match[0] not in chosen:
                 chosen.append(match[0])
         if self.max_selections is not None and len(chosen) > self.max_selections:
@@ -508,7 +509,8 @@ class Table(Control):
             name, sep, body = chunk.partition("=")
             column = next((c for c in self.columns if c.name == name.strip()), None)
             if column is None or not sep:
-                raise ValueError(f"unknown column {name.strip()!r}")
+                known = ", ".join(c.name for c in self.columns)
+                raise ValueError(f"a part is not one of the columns ({known}) as name=values")
             cells = [x.strip() for x in body.split(",")] if body.strip() else []
             if column.kind == "bool":
                 if any(x not in _TRUE | _FALSE for x in (c.lower() for c in cells)):
