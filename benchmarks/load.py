@@ -72,6 +72,8 @@ class SessionStats:
     runs_started: int = 0
     runs_finished: int = 0
     interrupted: int = 0
+    requested: int = 0  # rerun requests sent, including the unanswered ones of a burst
+    executed: int = 0  # script runs the server started and ended (finished or cut short)
 
 
 class Session:
@@ -121,6 +123,7 @@ class Session:
                 elif kind == "delta":
                     self._on_delta(msg)
                 elif kind == "script_finished":
+                    self.stats.executed += 1
                     self._status = msg.script_finished
                     if msg.script_finished == FINISHED.FINISHED_EARLY_FOR_RERUN:
                         self.stats.interrupted += 1
@@ -161,6 +164,7 @@ class Session:
         self._finished.clear()
         self._status = None
         self.stats.runs_started += 1
+        self.stats.requested += 1
         t0 = time.perf_counter()
         await self._ws.send(msg.SerializeToString())
         try:
@@ -219,6 +223,7 @@ async def browse(base_url: str, page: str, duration: float, interval: float, see
                         msg.rerun_script.page_script_hash = session.page_hash
                         msg.rerun_script.widget_states.widgets.extend(session.nudge(rng, explore))
                         await session._ws.send(msg.SerializeToString())
+                        stats.requested += 1
                         await asyncio.sleep(0.02)
                 latency = await session.run(widgets=session.nudge(rng, explore))
                 if latency == latency:
@@ -374,6 +379,8 @@ def summarise(name: str, stats: Sequence[SessionStats], sampler: Sampler | None)
         "first_load_p95_ms": 1e3 * percentile(firsts, 0.95),
         "failed_sessions": len(failed),
         "interrupted_runs": sum(s.interrupted for s in stats),
+        "requested_runs": sum(s.requested for s in stats),
+        "executed_runs": sum(s.executed for s in stats),
         "failures": sorted({f for s in failed for f in s.failures})[:5],
     }
     if sampler is not None:
@@ -450,7 +457,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def rss_growth(base_url: str, pages: Sequence[str], pids: Sequence[int], reruns: int) -> dict:
+def rss_growth(base_url: str, pages: Sequence[str], pids: Sequence[int], reruns: int,
+               runner=asyncio.run) -> dict:
     """RSS before and after ``reruns`` slider moves, after a warm-up of the same work."""
 
     async def drive(n: int) -> SessionStats:
@@ -472,10 +480,10 @@ def rss_growth(base_url: str, pages: Sequence[str], pids: Sequence[int], reruns:
         await asyncio.gather(*(one(i, s) for i, s in enumerate(stats)))
         return stats
 
-    asyncio.run(drive(reruns // 2))  # warm-up: caches, imports, allocator pools
+    runner(drive(reruns // 2))  # warm-up: caches, imports, allocator pools
     time.sleep(1.0)
     before = sum(proc_status(p)[0] for p in pids)
-    stats = asyncio.run(drive(reruns))
+    stats = runner(drive(reruns))
     time.sleep(1.0)
     after = sum(proc_status(p)[0] for p in pids)
     row = summarise(f"{reruns} reruns after warm-up", stats, None)

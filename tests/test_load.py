@@ -43,9 +43,8 @@ def test_twenty_sessions_moving_sliders(server):
     row = load.summarise("steady", stats, sampler)
     print(row)
     assert row["failed_sessions"] == 0, row["failures"]
-    if any(s.latencies for s in stats):
-        assert row["reruns"] >= 20 * 8
-        assert row["p95_ms"] <= 500, row
+    assert row["reruns"] >= 20 * 8
+    assert row["p95_ms"] <= 500, row
     assert row["first_load_p95_ms"] <= 3000, row
 
 
@@ -55,12 +54,23 @@ def test_bursts_of_slider_moves_do_not_pile_up(server):
     row = load.summarise("burst", stats, None)
     print(row)
     assert row["failed_sessions"] == 0, row["failures"]
-    if row["reruns"]:
-        # Each burst of ten moves ends in one finished run, not ten queued ones.
-        finished = sum(s.runs_finished for s in stats)
-        started = sum(s.runs_started for s in stats)
-        assert finished <= started
-        assert row["p95_ms"] <= 1500, row
+    assert row["reruns"] >= 6
+    # Ten moves 20 ms apart: a rerun that is asked for while one is running replaces it, so the
+    # server runs far fewer scripts than it was asked to (no pile-up), and the last view comes
+    # back about as fast as a single move's.
+    assert row["executed_runs"] <= 0.6 * row["requested_runs"], row
+    assert row["p95_ms"] <= 1000, row
+
+
+def test_memory_stays_flat_over_many_reruns(server):
+    """After a warm-up, a few hundred more reruns of the same views grow the server by
+    less than 10 MB (the README's figure is for 1000 reruns)."""
+    url, pid = server
+    row = load.rss_growth(url, PAGES[1:], [pid], 300, runner=run)
+    print(row)
+    assert row["failed_sessions"] == 0, row["failures"]
+    assert row["reruns"] >= 250
+    assert row["rss_growth_mb"] <= 10, row
 
 
 def test_sessions_coming_and_going_keep_memory_bounded(server):
@@ -95,8 +105,8 @@ def test_a_class_behind_nginx_with_sticky_sessions():
         assert row["failed_sessions"] == 0, row["failures"]
         used = [cpu(p) - b for p, b in zip(srv.pids, before, strict=True)]
         assert all(u > 0 for u in used), f"every worker serves sessions: {used}"
-        if row["reruns"]:
-            assert row["p95_ms"] <= 500, row
+        assert row["reruns"] >= 12 * 5
+        assert row["p95_ms"] <= 500, row
     finally:
         srv.stop()
         shutil.rmtree(run_dir, ignore_errors=True)
