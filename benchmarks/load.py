@@ -405,6 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="seconds of the same load first, unmeasured (imports, caches)")
     ap.add_argument("--interval", type=float, default=1.0, help="seconds between slider moves")
     ap.add_argument("--pages", default="all", help="comma-separated url paths, or 'all'")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="serve through nginx with this many rlviz processes (deploy/serve_class)")
     ap.add_argument("--burst", action="store_true", help="also run the rapid-burst scenario")
     ap.add_argument("--explore", action="store_true",
                     help="also run sessions that wander over random sliders (cold computations)")
@@ -415,9 +417,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     pages = available_pages() if args.pages == "all" else args.pages.split(",")
-    proc = None
+    proc = cls = None
     if args.url:
         base_url, pids = args.url.rstrip("/"), args.pid
+    elif args.workers > 1:
+        import tempfile
+
+        from deploy.serve_class import ClassServer
+
+        run_dir = Path(tempfile.mkdtemp(prefix="rlviz-load-"))
+        backends = [free_port() for _ in range(args.workers)]
+        cls = ClassServer(f"127.0.0.1:{free_port()}", backends, run_dir).start()
+        base_url, pids = cls.url, cls.pids
     else:
         port = free_port()
         proc = start_server(port)
@@ -453,6 +464,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if proc is not None:
             stop_server(proc)
+        if cls is not None:
+            cls.stop()
     print_report(rows)
     return 0
 
@@ -460,6 +473,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def rss_growth(base_url: str, pages: Sequence[str], pids: Sequence[int], reruns: int,
                runner=asyncio.run) -> dict:
     """RSS before and after ``reruns`` slider moves, after a warm-up of the same work."""
+
+    pages = [p for p in pages if p] or list(pages)  # the home page has no slider to move
 
     async def drive(n: int) -> SessionStats:
         sessions = 4
