@@ -546,7 +546,7 @@ def _order_table(n_actions: int) -> tuple[tuple[tuple[int, int], ...], np.ndarra
 
 
 def _greedy_order(keys: np.ndarray, explore: np.ndarray | None,
-                  random_action: np.ndarray) -> np.ndarray:
+                  random_u: np.ndarray) -> np.ndarray:
     """The order in which each step's greedy choice prefers the actions: ``[B, R, A]``.
 
     Among tied best actions the greedy choice is the one with the largest tie-break key (the
@@ -559,20 +559,22 @@ def _greedy_order(keys: np.ndarray, explore: np.ndarray | None,
     Args:
         keys: ``[R, B, A]`` tie-break keys of each run's steps.
         explore: ``[R, B]`` whether each step explores, or None (nothing folded in).
-        random_action: ``[R, B]`` the random action of each step.
+        random_u: ``[R, B]`` the uniforms that pick each step's random action.
     """
     n_actions = keys.shape[2]
     if n_actions > 5:
         order = np.argsort(-keys, axis=2, kind="stable")
         if explore is not None:
-            order[explore] = random_action[explore][:, None]
+            order[explore] = (random_u[explore] * n_actions).astype(np.int64)[:, None]
         return np.ascontiguousarray(order.transpose(1, 0, 2))
     pairs, table = _order_table(n_actions)
-    code = np.zeros(keys.shape[:2], dtype=np.int64)
+    bits = np.uint8 if len(table) <= 256 else np.uint16
+    code = np.zeros(keys.shape[:2], dtype=bits)
     for k, (a, b) in enumerate(pairs):
-        code |= (keys[..., a] < keys[..., b]).astype(np.int64) << k
-    if explore is not None:
-        code = np.where(explore, 2 ** len(pairs) + random_action, code)
+        code |= (keys[..., a] < keys[..., b]).view(np.uint8).astype(bits, copy=False) << k
+    if explore is not None:  # code += (exploring code - code) where exploring, in whole numbers
+        exploring = (random_u * n_actions).astype(bits) + bits(2 ** len(pairs))
+        code += (exploring - code) * explore.view(np.uint8).astype(bits, copy=False)
     return table.take(np.ascontiguousarray(code.T), axis=0)
 
 
@@ -646,17 +648,19 @@ def _outcomes(mdp: TabularMDP, runs: int, start_row: np.ndarray | None) -> _Outc
     )
 
 
-def _episode_returns(rewards, ended, ended_run, ended_step, carry, *, whole):
+def _episode_returns(rewards, ended, ended_run, ended_step, first, per_run, carry, *, whole):
     """Undiscounted return of every episode that ends in a block of steps.
 
     Args:
-        rewards: ``[n, R]`` reward of each step.
-        ended: ``[n, R]`` whether the step ended an episode.
-        ended_run: ``[E]`` the run of each ended step, run by run (``np.nonzero(ended.T)``).
+        rewards: ``[R, n]`` reward of each run's steps.
+        ended: ``[R, n]`` whether the step ended an episode.
+        ended_run: ``[E]`` the run of each step that ended an episode, run by run.
         ended_step: ``[E]`` its step in the block.
+        first: ``[R]`` where each run's ends begin in those lists.
+        per_run: ``[R]`` how many ends each run has there.
         carry: ``[R]`` what the previous block left: the reward summed over the episode in
-            progress, or with ``whole``, summed since the run began and at its last episode end
-            (``[2, R]``).
+            progress, or with ``whole``, ``[2, R]``: summed since the run began, and that sum
+            at the run's last episode end.
         whole: Every reward is a whole number (and every sum below 2**53), so sums are exact in
             any order: a running total and differences replace the step-by-step sum.
 
@@ -664,23 +668,21 @@ def _episode_returns(rewards, ended, ended_run, ended_step, carry, *, whole):
         ``[E]`` the returns, and the carry for the next block.
     """
     if whole:
-        totals = carry[0] + np.cumsum(rewards, axis=0)
-        at_end = totals[ended_step, ended_run]
-        first = np.ones(len(ended_run), dtype=bool)  # a run's first episode end in the block
-        first[1:] = ended_run[1:] != ended_run[:-1]
-        before = np.where(first, carry[1][ended_run], np.roll(at_end, 1))
-        carry = carry.copy()
-        carry[0] = totals[-1]
-        last = np.roll(first, -1)  # a run's last episode end in the block
-        carry[1][ended_run[last]] = at_end[last]
+        totals = carry[0][:, None] + np.cumsum(rewards, axis=1)
+        at_end = totals[ended_run, ended_step]
+        some = per_run > 0
+        before = np.roll(at_end, 1)  # the previous end of the same run...
+        before[first[some]] = carry[1][some]  # ...or the last one before the block
+        carry = np.stack([totals[:, -1], carry[1]])
+        carry[1][some] = at_end[(first + per_run - 1)[some]]
         return at_end - before, carry
     totals = np.empty_like(rewards)
     total = carry
-    for k in range(len(rewards)):  # the order of the loop reference's sums
-        total = total + rewards[k]
-        totals[k] = total
-        total = np.where(ended[k], 0.0, total)
-    return totals[ended_step, ended_run], total
+    for k in range(rewards.shape[1]):  # the order of the loop reference's sums
+        total = total + rewards[:, k]
+        totals[:, k] = total
+        total = np.where(ended[:, k], 0.0, total)
+    return totals[ended_run, ended_step], total
 
 
 def run_control(
@@ -735,7 +737,7 @@ def run_control(
     _check_run(
         mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps, max_total_steps
     )
-    n_states, n_actions = mdp.n_states, mdp.n_actions
+    n_states, n_actions, n_outcomes = mdp.next_state.shape
     n_rows = runs * n_states
     n_sa = n_rows * n_actions
     epsilons = epsilon_schedule(epsilon, episodes, decay=epsilon_decay)
@@ -775,14 +777,15 @@ def run_control(
     defer_terminal = not (mdp.terminal[mdp.next_state[starts]] & (mdp.prob[starts] > 0)).any()
     dice = _Dice(seed, runs, n_actions)
 
-    # Each step logs where it acted and what happened (its outcome index; cuts apart), and the
-    # block's log becomes per-episode records at its end.
+    # Each step logs where it acted and what happened (its outcome index, and whether the
+    # episode was cut short), and the block's log becomes per-episode records at its end.
     log_o = np.zeros((BLOCK, runs), dtype=np.int64)
+    log_cut = np.zeros((BLOCK, runs), dtype=bool)
     returns = np.full((runs, episodes), np.nan)
     played = np.zeros(runs, dtype=np.int64)
     episode_end = np.zeros((runs, episodes), dtype=np.int64)  # step at which each episode ended
     truncated = np.zeros((runs, episodes), dtype=bool)
-    visits = np.zeros(n_rows, dtype=np.int64)
+    visits = np.zeros(n_sa, dtype=np.int64)  # steps taken from each (s, a)
     final_q = np.zeros((runs, n_states, n_actions))
     never = np.iinfo(np.int64).max
     finished_at = np.full(runs, never)  # step at which each run ended its last episode
@@ -794,8 +797,10 @@ def run_control(
     carry = np.zeros((2, runs)) if whole else np.zeros(runs)
 
     rows = start_row.copy()
-    episode = np.zeros(runs, dtype=np.int64)  # episodes completed (keeps counting once finished)
-    episode_at_block = episode.copy()
+    # Episodes each run has completed (counting on once it has finished): before the current
+    # block, and up to step `seen` of it (brought up to date only when a check needs it).
+    episode_at_block = np.zeros(runs, dtype=np.int64)
+    episode = episode_at_block  # step by step, only while ε decays
     fresh = np.ones(runs, dtype=bool)
     prev_j, prev_r, prev_next = scratch, np.zeros(runs), rows * width  # SARSA's pending update
     n_finished = 0
@@ -814,17 +819,17 @@ def run_control(
     while n_finished < runs:
         u = dice.block()  # [R, BLOCK, streams]
         t_block = t
-        cuts = []  # (step in block, runs cut short)
+        log_cut[:] = False
+        seen, last_seen, episode_seen = 0, last_end, episode_at_block
         # Each step's dice turned into what the step needs, for the whole block at once.
-        random_action = (u[:, :, RANDOM_ACTION] * n_actions).astype(np.int64)  # [R, BLOCK]
         explore = None if epsilon_decay else u[:, :, EXPLORE] < epsilon
-        order = _greedy_order(u[:, :, TIE_KEYS:], explore, random_action)  # [BLOCK, R, A]
+        order = _greedy_order(u[:, :, TIE_KEYS:], explore, u[:, :, RANDOM_ACTION])  # [B, R, A]
         candidates = order.reshape(BLOCK, runs * n_actions) + np.repeat(run_cols, n_actions)
         candidates = candidates.reshape(order.shape)  # positions in Q(s, ·).ravel()
         order = order.reshape(BLOCK, runs * n_actions)
         if epsilon_decay:
-            explore_u = np.ascontiguousarray(u[:, :, EXPLORE].T)
-            random_action = np.ascontiguousarray(random_action.T)
+            explore_u = np.ascontiguousarray(u[:, :, EXPLORE].T)  # [BLOCK, R]
+            random_action = (u[:, :, RANDOM_ACTION].T * n_actions).astype(np.int64, order="C")
         if model.cum is not None:
             transition_u = np.ascontiguousarray(u[:, :, TRANSITION].T)
         elif model.shared_cum is not None:  # which outcome, the same for every (s, a)
@@ -861,17 +866,14 @@ def run_control(
             cut = None
             if t >= next_cut_check:
                 term = ends_of[o]
-                done = ends_of[log_o[:i]]
-                for k, c in cuts:
-                    done[k] |= c
-                last = _last_end(done, t_block, last_end)
-                cut = ((t - last >= max_steps) | (t + 1 >= budget)) & ~term
-                next_cut_check = min(max_steps + int(np.where(term | cut, t, last).min()),
+                ended = ends_of[log_o[seen:i]] | log_cut[seen:i]
+                last_seen = _last_end(ended, t_block + seen, last_seen)
+                seen, episode_seen = i, episode_seen + ended.sum(axis=0)
+                cut = ((t - last_seen >= max_steps) | (t + 1 >= budget)) & ~term
+                next_cut_check = min(max_steps + int(np.where(term | cut, t, last_seen).min()),
                                      budget - 1)
-                hit = np.flatnonzero(cut & (episode < episodes))
-                truncated[hit, episode[hit]] = True
                 if cut.any():
-                    cuts.append((i, cut))
+                    log_cut[i] = cut
                 else:
                     cut = None
 
@@ -922,18 +924,19 @@ def run_control(
 
             log_o[i] = o
             rows = after_of[o]
-            episode += ends_count[o]
-            if cut is not None:
-                episode += cut
-                if sample_start is None:
-                    np.copyto(rows, start_row, where=cut)
+            if cut is not None and sample_start is None:
+                np.copyto(rows, start_row, where=cut)
             if sample_start is not None:
                 fresh = ends_of[o] if cut is None else ends_of[o] | cut
             if epsilon_decay:
+                episode = episode + ends_count[o] if cut is None else episode + (ends_of[o] | cut)
                 eps = eps_v = epsilons[np.minimum(episode, episodes - 1)]
                 rest_v = 1.0 - eps
             if t >= next_finish_check:
-                newly = np.flatnonzero(((episode >= episodes) | (t + 1 >= budget))
+                ended = ends_of[log_o[seen:i + 1]] | log_cut[seen:i + 1]
+                last_seen = _last_end(ended, t_block + seen, last_seen)
+                seen, episode_seen = i + 1, episode_seen + ended.sum(axis=0)
+                newly = np.flatnonzero(((episode_seen >= episodes) | (t + 1 >= budget))
                                        & (finished_at == never))
                 if newly.size:
                     if sarsa:  # a last update still waiting for a' is made now (target r)
@@ -942,7 +945,7 @@ def run_control(
                         prev_j = prev_j.copy()
                         prev_j[newly] = scratch[newly]
                     finished_at[newly] = t
-                    played[newly] = np.minimum(episode[newly], episodes)
+                    played[newly] = np.minimum(episode_seen[newly], episodes)
                     n_finished += newly.size
                     final_q[newly] = (
                         (tables[0, newly] + tables[1, newly]) / 2 if double else tables[0, newly]
@@ -950,37 +953,41 @@ def run_control(
                 if n_finished < runs:  # the soonest any other run can end its last episode
                     going = finished_at == never
                     soonest = np.minimum(t + to_end[rows[going]], next_cut_check) + (
-                        episodes - 1 - episode[going]) * least
+                        episodes - 1 - episode_seen[going]) * least
                     next_finish_check = min(int(soonest.min()), budget - 1)
             t += 1
             if n_finished == runs:
                 break
 
-        # Turn the block's step logs into per-episode records and visit counts.
+        # Turn the block's step log into per-episode records and visit counts.
         n = t - t_block
-        o_log = log_o[:n]
-        ended = ends_of[o_log]
-        for k, c in cuts:
-            ended[k] |= c
-        ended_run, ended_step = np.nonzero(ended.T)  # run by run
+        o_log = log_o[:n].T  # [R, n]
+        ended = ends_of[o_log] | log_cut[:n].T
+        ended_run, ended_step = np.nonzero(ended)  # run by run
+        per_run = np.bincount(ended_run, minlength=runs)
+        first = np.cumsum(per_run) - per_run
         ep_returns, carry = _episode_returns(
-            reward_of[o_log], ended, ended_run, ended_step, carry, whole=whole
+            reward_of[o_log], ended, ended_run, ended_step, first, per_run, carry, whole=whole
         )
-        k = episode_at_block[ended_run] + np.cumsum(ended, axis=0)[ended_step, ended_run] - 1
+        k = episode_at_block[ended_run] + np.arange(len(ended_run)) - first[ended_run]
         keep = k < episodes
         returns[ended_run[keep], k[keep]] = ep_returns[keep]
         episode_end[ended_run[keep], k[keep]] = t_block + ended_step[keep]
-        episode_at_block = episode.copy()
-        last_end = _last_end(ended, t_block, last_end)
-        counted = (t_block + np.arange(n))[:, None] <= finished_at  # [n, R]
-        visits += np.bincount(o_log[counted] % n_sa // n_actions, minlength=n_rows)
+        truncated[ended_run[keep], k[keep]] = log_cut[ended_step[keep], ended_run[keep]]
+        episode_at_block = episode_at_block + per_run
+        some = per_run > 0
+        last_end[some] = t_block + ended_step[(first + per_run - 1)[some]]
+        sa_log = o_log % n_sa if n_outcomes > 1 else o_log
+        if finished_at.min() < t - 1:  # steps after a run's last episode are not counted
+            sa_log = sa_log[t_block + np.arange(n) <= finished_at[:, None]]
+        visits += np.bincount(sa_log.ravel(), minlength=n_sa)
 
     lengths = np.diff(episode_end, axis=1, prepend=-1)
     lengths[np.arange(episodes) >= played[:, None]] = 0
     return _result(
-        mdp, algorithm, returns, lengths, truncated, final_q, visits.reshape(runs, n_states),
-        epsilons, played, alpha=alpha, gamma=gamma, seed=seed, max_steps=max_steps,
-        max_total_steps=max_total_steps,
+        mdp, algorithm, returns, lengths, truncated, final_q,
+        visits.reshape(runs, n_states, n_actions).sum(axis=2), epsilons, played, alpha=alpha,
+        gamma=gamma, seed=seed, max_steps=max_steps, max_total_steps=max_total_steps,
     )
 
 
