@@ -65,7 +65,7 @@ cut. It bounds the work when a policy learns to wander: heavy exploration on a b
 or a discount well below 1, under which wandering forever costs little more than the walk to
 the goal."""
 
-BLOCK = 512
+BLOCK = 128
 """Rows of uniforms each run draws from its generator at a time."""
 
 # Columns of a run's row of uniforms: which decision each one drives. The last ``A`` columns
@@ -785,7 +785,7 @@ def run_control(
     played = np.zeros(runs, dtype=np.int64)
     episode_end = np.zeros((runs, episodes), dtype=np.int64)  # step at which each episode ended
     truncated = np.zeros((runs, episodes), dtype=bool)
-    visits = np.zeros(n_sa, dtype=np.int64)  # steps taken from each (s, a)
+    visits = np.zeros(n_rows, dtype=np.int64)  # steps taken from each run's states
     final_q = np.zeros((runs, n_states, n_actions))
     never = np.iinfo(np.int64).max
     finished_at = np.full(runs, never)  # step at which each run ended its last episode
@@ -977,17 +977,17 @@ def run_control(
         episode_at_block = episode_at_block + per_run
         some = per_run > 0
         last_end[some] = t_block + ended_step[(first + per_run - 1)[some]]
-        sa_log = o_log % n_sa if n_outcomes > 1 else o_log
+        row_log = (o_log % n_sa if n_outcomes > 1 else o_log) // n_actions
         if finished_at.min() < t - 1:  # steps after a run's last episode are not counted
-            sa_log = sa_log[t_block + np.arange(n) <= finished_at[:, None]]
-        visits += np.bincount(sa_log.ravel(), minlength=n_sa)
+            row_log = row_log[t_block + np.arange(n) <= finished_at[:, None]]
+        visits += np.bincount(row_log.ravel(), minlength=n_rows)
 
     lengths = np.diff(episode_end, axis=1, prepend=-1)
     lengths[np.arange(episodes) >= played[:, None]] = 0
     return _result(
-        mdp, algorithm, returns, lengths, truncated, final_q,
-        visits.reshape(runs, n_states, n_actions).sum(axis=2), epsilons, played, alpha=alpha,
-        gamma=gamma, seed=seed, max_steps=max_steps, max_total_steps=max_total_steps,
+        mdp, algorithm, returns, lengths, truncated, final_q, visits.reshape(runs, n_states),
+        epsilons, played, alpha=alpha, gamma=gamma, seed=seed, max_steps=max_steps,
+        max_total_steps=max_total_steps,
     )
 
 
