@@ -14,9 +14,14 @@ the Double-Q table coin, the start state, then one tie-break key per action), so
 seed two algorithms see the same dice wherever their decisions coincide, and run ``r`` is the
 same whether 1 or 100 runs are trained.
 
-Speed. A vectorised step costs a few dozen numpy calls on arrays of R elements, so it is about
-twice a single run's step in the loop; with R runs the whole is roughly R / 2 times faster, less
-the time the lockstep waits for the run that takes the most steps.
+Speed. A lockstep step is about thirty numpy calls on arrays of R elements. Whatever does not
+depend on Q is prepared for a block of steps at once: the dice, each step's candidate actions in
+tie-break order (looked up from pairwise key comparisons, exploring steps folded in), which
+outcome each transition takes, Double Q's coins. The model is copied once per run and indexed
+like Q, so a transition is a table look-up. A step only logs its outcome index; returns, lengths
+and visits come from the log once per block (whole-number rewards are summed as differences of
+running totals, which is exact). The lockstep lasts until the run with the most steps finishes,
+so a batch costs about as many steps as its slowest run.
 
 Reference: Sutton & Barto (2018), *Reinforcement Learning: An Introduction*, 2nd ed., Sections
 6.4-6.7 and Example 6.6 (cliff walking).
@@ -66,7 +71,8 @@ or a discount well below 1, under which wandering forever costs little more than
 the goal."""
 
 BLOCK = 128
-"""Rows of uniforms each run draws from its generator at a time."""
+"""Rows of uniforms each run draws from its generator at a time, and steps ``run_control``
+prepares at once (a block's dice and tables then stay in cache)."""
 
 # Columns of a run's row of uniforms: which decision each one drives. The last ``A`` columns
 # are tie-break keys, one per action.
@@ -759,7 +765,8 @@ def run_control(
     start_row = base + mdp.start_state
     model = _outcomes(mdp, runs, start_row if sample_start is None else None)
     next_row, reward_of, ends_of, after_of = model.next_row, model.reward, model.ends, model.after
-    ends_count = model.ends_count
+    ends_count, each_cum = model.ends_count, model.cum
+    one_outcome = each_cum is None and model.shared_cum is None
     # Constants as [R] arrays: numpy combines equal-length arrays faster than array and scalar,
     # and multiplying by the same double gives the same bits (and by 1, the same number).
     ones = np.ones(runs)
@@ -805,13 +812,11 @@ def run_control(
     prev_j, prev_r, prev_next = scratch, np.zeros(runs), rows * width  # SARSA's pending update
     n_finished = 0
     # No run can finish, nor any episode reach max_steps, before these steps: check only then.
-    # A run's episodes each take at least as many steps as the shortest way to a terminal state
-    # (or max_steps, when cut short).
+    # An episode takes at least as many steps as the shortest way from its state to a terminal
+    # state (or max_steps, when cut short); a new one, as that from the nearest start.
     to_end = _steps_to_end(mdp, max_steps)
     least = int(to_end[starts].min())
     to_end = np.tile(to_end, runs)
-    if sample_start is not None:  # a run at a terminal state restarts from a start state
-        to_end[np.tile(mdp.terminal, runs)] = least
     next_finish_check = min(episodes * least, budget) - 1
     next_cut_check = min(max_steps, budget) - 1
 
@@ -856,12 +861,12 @@ def run_control(
                 old = q_flat[prev_j]
                 q_flat[prev_j] = old + alpha_v * (y - old)
 
-            if model.cum is not None:
-                o = sa + (model.cum[sa] <= transition_u[i, :, None]).sum(axis=1) * n_sa
-            elif model.shared_cum is not None:
+            if one_outcome:
+                o = sa
+            elif each_cum is None:
                 o = sa + outcome_offset[i]
             else:
-                o = sa
+                o = sa + (each_cum[sa] <= transition_u[i, :, None]).sum(axis=1) * n_sa
             r = reward_of[o]
             cut = None
             if t >= next_cut_check:
@@ -952,7 +957,10 @@ def run_control(
                     )
                 if n_finished < runs:  # the soonest any other run can end its last episode
                     going = finished_at == never
-                    soonest = np.minimum(t + to_end[rows[going]], next_cut_check) + (
+                    now = to_end[rows[going]]
+                    if sample_start is not None:  # a run that just ended starts afresh
+                        now = np.where(fresh[going], least, now)
+                    soonest = np.minimum(t + now, next_cut_check) + (
                         episodes - 1 - episode_seen[going]) * least
                     next_finish_check = min(int(soonest.min()), budget - 1)
             t += 1

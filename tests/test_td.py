@@ -149,6 +149,22 @@ def _random_start(mdp):
     return dataclasses.replace(mdp, start=start)
 
 
+def _corridor(n_states=9):
+    """A line of states with the goal at the right end and the starts just before it: an episode
+    cut short far to the left restarts near the goal, so its run may finish soon after."""
+    next_state = np.zeros((n_states, 2, 1), dtype=np.int64)
+    next_state[:, 0, 0] = np.maximum(np.arange(n_states) - 1, 0)
+    next_state[:, 1, 0] = np.minimum(np.arange(n_states) + 1, n_states - 1)
+    next_state[-1] = n_states - 1
+    reward = -np.ones((n_states, 2, 1))
+    reward[-1] = 0.0
+    terminal = np.arange(n_states) == n_states - 1
+    start = np.zeros(n_states)
+    start[[-3, -2]] = 0.5
+    return TabularMDP(next_state=next_state, prob=np.ones((n_states, 2, 1)), reward=reward,
+                      terminal=terminal, start=start, action_names=("left", "right"))
+
+
 def _random_mdp(n_actions, *, seed=0, n_states=7, n_outcomes=3):
     """Uneven outcome probabilities, rewards that are not whole numbers, two start states (one a
     step from a terminal state) and two terminal states: the model paths the cliff never takes."""
@@ -190,6 +206,9 @@ CASES = {
     "random-start": (
         lambda: _random_start(cliff_walking(rows=3, cols=6)),
         dict(episodes=30, runs=3, epsilon=0.2, gamma=0.95), None,
+    ),
+    "random-start-after-cuts-far-away": (
+        _corridor, dict(episodes=6, runs=8, epsilon=0.9, max_steps=4), None,
     ),
     "uneven-odds-fractional-rewards-5-actions": (
         lambda: _random_mdp(5, seed=1),
