@@ -499,6 +499,13 @@ class _Dice:
             self._next = self._draw()
         return self._next[:, 0]
 
+    def keep(self, runs: np.ndarray) -> None:
+        """Go on drawing for these runs only (indices into the current ones)."""
+        self._gens = [self._gens[r] for r in runs]
+        self._shape = (len(runs), *self._shape[1:])
+        if self._next is not None:
+            self._next = self._next[runs]
+
 
 class _RunDice:
     """The same rows as ``_Dice`` for one run (the loop reference): ``row(t)`` is ``[streams]``."""
@@ -795,7 +802,10 @@ def run_control(
     visits = np.zeros(n_rows, dtype=np.int64)  # steps taken from each run's states
     final_q = np.zeros((runs, n_states, n_actions))
     never = np.iinfo(np.int64).max
-    finished_at = np.full(runs, never)  # step at which each run ended its last episode
+    # Per-run state below is held per lane: lane l trains run lane_run[l]. A run that has
+    # finished only idles until the end of the block, and is then dropped.
+    lane_run = np.arange(runs)
+    finished_at = np.full(runs, never)  # step at which each lane ended its last episode
     last_end = np.full(runs, -1)  # last step, before the current block, that ended an episode
     budget = never if max_total_steps is None else int(max_total_steps)
     longest = min(budget, episodes * max_steps)  # steps a run can take
@@ -822,16 +832,30 @@ def run_control(
 
     t = 0
     while n_finished < runs:
-        u = dice.block()  # [R, BLOCK, streams]
+        going = np.flatnonzero(finished_at == never)
+        if going.size < len(lane_run):  # drop the lanes whose runs have finished
+            dice.keep(going)
+            lane_run, rows, fresh = lane_run[going], rows[going], fresh[going]
+            scratch, start_row, base = scratch[going], start_row[going], base[going]
+            finished_at, last_end, carry = finished_at[going], last_end[going], carry[..., going]
+            episode_at_block, episode = episode_at_block[going], episode[going]
+            prev_j, prev_r, prev_next = prev_j[going], prev_r[going], prev_next[going]
+            eps = eps[going] if np.ndim(eps) else eps
+            alpha_v, gamma_v, width = alpha_v[going], gamma_v[going], width[going]
+            eps_v, rest_v, n_actions_v = eps_v[going], rest_v[going], n_actions_v[going]
+            run_cols = np.arange(len(going)) * n_actions
+            log_o, log_cut = log_o[:, going], log_cut[:, going]
+        lanes = len(lane_run)
+        u = dice.block()  # [L, BLOCK, streams]
         t_block = t
         log_cut[:] = False
         seen, last_seen, episode_seen = 0, last_end, episode_at_block
         # Each step's dice turned into what the step needs, for the whole block at once.
         explore = None if epsilon_decay else u[:, :, EXPLORE] < epsilon
         order = _greedy_order(u[:, :, TIE_KEYS:], explore, u[:, :, RANDOM_ACTION])  # [B, R, A]
-        candidates = order.reshape(BLOCK, runs * n_actions) + np.repeat(run_cols, n_actions)
+        candidates = order.reshape(BLOCK, lanes * n_actions) + np.repeat(run_cols, n_actions)
         candidates = candidates.reshape(order.shape)  # positions in Q(s, ·).ravel()
-        order = order.reshape(BLOCK, runs * n_actions)
+        order = order.reshape(BLOCK, lanes * n_actions)
         if epsilon_decay:
             explore_u = np.ascontiguousarray(u[:, :, EXPLORE].T)  # [BLOCK, R]
             random_action = (u[:, :, RANDOM_ACTION].T * n_actions).astype(np.int64, order="C")
@@ -950,10 +974,12 @@ def run_control(
                         prev_j = prev_j.copy()
                         prev_j[newly] = scratch[newly]
                     finished_at[newly] = t
-                    played[newly] = np.minimum(episode_seen[newly], episodes)
+                    done_runs = lane_run[newly]
+                    played[done_runs] = np.minimum(episode_seen[newly], episodes)
                     n_finished += newly.size
-                    final_q[newly] = (
-                        (tables[0, newly] + tables[1, newly]) / 2 if double else tables[0, newly]
+                    final_q[done_runs] = (
+                        (tables[0, done_runs] + tables[1, done_runs]) / 2 if double
+                        else tables[0, done_runs]
                     )
                 if n_finished < runs:  # the soonest any other run can end its last episode
                     going = finished_at == never
@@ -969,24 +995,25 @@ def run_control(
 
         # Turn the block's step log into per-episode records and visit counts.
         n = t - t_block
-        o_log = log_o[:n].T  # [R, n]
+        o_log = log_o[:n].T  # [L, n]
         ended = ends_of[o_log] | log_cut[:n].T
-        ended_run, ended_step = np.nonzero(ended)  # run by run
-        per_run = np.bincount(ended_run, minlength=runs)
-        first = np.cumsum(per_run) - per_run
+        ended_lane, ended_step = np.nonzero(ended)  # lane by lane
+        per_lane = np.bincount(ended_lane, minlength=lanes)
+        first = np.cumsum(per_lane) - per_lane
         ep_returns, carry = _episode_returns(
-            reward_of[o_log], ended, ended_run, ended_step, first, per_run, carry, whole=whole
+            reward_of[o_log], ended, ended_lane, ended_step, first, per_lane, carry, whole=whole
         )
-        k = episode_at_block[ended_run] + np.arange(len(ended_run)) - first[ended_run]
+        k = episode_at_block[ended_lane] + np.arange(len(ended_lane)) - first[ended_lane]
         keep = k < episodes
-        returns[ended_run[keep], k[keep]] = ep_returns[keep]
-        episode_end[ended_run[keep], k[keep]] = t_block + ended_step[keep]
-        truncated[ended_run[keep], k[keep]] = log_cut[ended_step[keep], ended_run[keep]]
-        episode_at_block = episode_at_block + per_run
-        some = per_run > 0
-        last_end[some] = t_block + ended_step[(first + per_run - 1)[some]]
+        run, k, step = lane_run[ended_lane[keep]], k[keep], ended_step[keep]
+        returns[run, k] = ep_returns[keep]
+        episode_end[run, k] = t_block + step
+        truncated[run, k] = log_cut[step, ended_lane[keep]]
+        episode_at_block = episode_at_block + per_lane
+        some = per_lane > 0
+        last_end[some] = t_block + ended_step[(first + per_lane - 1)[some]]
         row_log = (o_log % n_sa if n_outcomes > 1 else o_log) // n_actions
-        if finished_at.min() < t - 1:  # steps after a run's last episode are not counted
+        if finished_at.min() < t - 1:  # steps after a lane's last episode are not counted
             row_log = row_log[t_block + np.arange(n) <= finished_at[:, None]]
         visits += np.bincount(row_log.ravel(), minlength=n_rows)
 
