@@ -20,8 +20,8 @@ tie-break order (looked up from pairwise key comparisons, exploring steps folded
 outcome each transition takes, Double Q's coins. The model is copied once per run and indexed
 like Q, so a transition is a table look-up. A step only logs its outcome index; returns, lengths
 and visits come from the log once per block (whole-number rewards are summed as differences of
-running totals, which is exact). The lockstep lasts until the run with the most steps finishes,
-so a batch costs about as many steps as its slowest run.
+running totals, which is exact). The lockstep lasts until the run with the most steps finishes;
+runs that have finished are dropped at the next block, so that wait costs less per step.
 
 Reference: Sutton & Barto (2018), *Reinforcement Learning: An Introduction*, 2nd ed., Sections
 6.4-6.7 and Example 6.6 (cliff walking).
