@@ -14,9 +14,14 @@ the Double-Q table coin, the start state, then one tie-break key per action), so
 seed two algorithms see the same dice wherever their decisions coincide, and run ``r`` is the
 same whether 1 or 100 runs are trained.
 
-Speed. A vectorised step costs a few dozen numpy calls on arrays of R elements, so it is about
-twice a single run's step in the loop; with R runs the whole is roughly R / 2 times faster, less
-the time the lockstep waits for the run that takes the most steps.
+Speed. A lockstep step is about thirty numpy calls on arrays of R elements. Whatever does not
+depend on Q is prepared for a block of steps at once: the dice, each step's candidate actions in
+tie-break order (looked up from pairwise key comparisons, exploring steps folded in), which
+outcome each transition takes, Double Q's coins. The model is copied once per run and indexed
+like Q, so a transition is a table look-up. A step only logs its outcome index; returns, lengths
+and visits come from the log once per block (whole-number rewards are summed as differences of
+running totals, which is exact). The lockstep lasts until the run with the most steps finishes;
+runs that have finished are dropped at the next block, so that wait costs less per step.
 
 Reference: Sutton & Barto (2018), *Reinforcement Learning: An Introduction*, 2nd ed., Sections
 6.4-6.7 and Example 6.6 (cliff walking).
@@ -24,6 +29,8 @@ Reference: Sutton & Barto (2018), *Reinforcement Learning: An Introduction*, 2nd
 
 from __future__ import annotations
 
+import functools
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,8 +70,9 @@ cut. It bounds the work when a policy learns to wander: heavy exploration on a b
 or a discount well below 1, under which wandering forever costs little more than the walk to
 the goal."""
 
-BLOCK = 512
-"""Rows of uniforms each run draws from its generator at a time."""
+BLOCK = 128
+"""Rows of uniforms each run draws from its generator at a time, and steps ``run_control``
+prepares at once (a block's dice and tables then stay in cache)."""
 
 # Columns of a run's row of uniforms: which decision each one drives. The last ``A`` columns
 # are tie-break keys, one per action.
@@ -463,19 +471,24 @@ def _generators(seed: int, runs: int) -> list[np.random.Generator]:
 
 
 class _Dice:
-    """Blocks of uniforms ``[BLOCK, streams, runs]``: row t holds every run's dice of its step t.
+    """Blocks of uniforms ``[runs, BLOCK, streams]``: ``[r, t]`` holds run r's dice of step t.
 
-    ``peek`` gives the first row of the next block early (SARSA needs the next step's dice when
-    an episode is cut short at the last row of a block).
+    Each run's generator fills its own rows in place (the numbers of
+    ``gen.random((BLOCK, streams))``, as ``_RunDice`` draws them). ``peek`` gives the first step
+    of the next block early, ``[runs, streams]`` (SARSA needs the next step's dice when an
+    episode is cut short at the last step of a block).
     """
 
     def __init__(self, seed: int, runs: int, n_actions: int):
         self._gens = _generators(seed, runs)
-        self._shape = (BLOCK, _n_streams(n_actions))
+        self._shape = (runs, BLOCK, _n_streams(n_actions))
         self._next: np.ndarray | None = None
 
     def _draw(self) -> np.ndarray:
-        return np.stack([g.random(self._shape) for g in self._gens], axis=2)
+        block = np.empty(self._shape)
+        for gen, rows in zip(self._gens, block, strict=True):
+            gen.random(out=rows)
+        return block
 
     def block(self) -> np.ndarray:
         block, self._next = (self._next, None) if self._next is not None else (self._draw(), None)
@@ -484,7 +497,14 @@ class _Dice:
     def peek(self) -> np.ndarray:
         if self._next is None:
             self._next = self._draw()
-        return self._next[0]
+        return self._next[:, 0]
+
+    def keep(self, runs: np.ndarray) -> None:
+        """Go on drawing for these runs only (indices into the current ones)."""
+        self._gens = [self._gens[r] for r in runs]
+        self._shape = (len(runs), *self._shape[1:])
+        if self._next is not None:
+            self._next = self._next[runs]
 
 
 class _RunDice:
@@ -514,9 +534,61 @@ def _start_sampler(mdp: TabularMDP):
 def _greedy_actions(q_s: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Greedy actions of ``q_s [A, R]``; among tied best actions, the one with the largest key.
 
-    Keys are ``1 + u`` with u uniform, so every tied action is equally likely to win.
+    Keys are uniforms in [0, 1), moved up to the next double so that a tied action's key is
+    never 0 (the same order as the keys, so every tied action is equally likely to win).
     """
-    return ((q_s == np.maximum.reduce(q_s, axis=0)) * keys).argmax(axis=0)
+    return ((q_s == np.maximum.reduce(q_s, axis=0)) * np.nextafter(keys, 2.0)).argmax(axis=0)
+
+
+@functools.cache
+def _order_table(n_actions: int) -> tuple[tuple[tuple[int, int], ...], np.ndarray]:
+    """Every order of ``n_actions`` actions, looked up by which action of each pair goes first.
+
+    Returns the pairs ``(a, b)``, ``a < b``, and a table whose row ``code`` is the order in which
+    bit ``k`` of ``code`` is set when the second action of pair ``k`` goes before the first;
+    rows ``2**P + a`` (P pairs) hold action ``a`` ``n_actions`` times.
+    """
+    pairs = tuple((a, b) for a in range(n_actions) for b in range(a + 1, n_actions))
+    table = np.zeros((2 ** len(pairs) + n_actions, n_actions), dtype=np.int64)
+    for order in itertools.permutations(range(n_actions)):
+        place = {a: k for k, a in enumerate(order)}
+        table[sum(1 << k for k, (a, b) in enumerate(pairs) if place[b] < place[a])] = order
+    table[2 ** len(pairs):] = np.arange(n_actions)[:, None]
+    table.setflags(write=False)
+    return pairs, table
+
+
+def _greedy_order(keys: np.ndarray, explore: np.ndarray | None,
+                  random_u: np.ndarray) -> np.ndarray:
+    """The order in which each step's greedy choice prefers the actions: ``[B, R, A]``.
+
+    Among tied best actions the greedy choice is the one with the largest tie-break key (the
+    first action when keys are equal): the first of the tied actions in this order, which
+    ``argmax`` of Q read in this order (it returns the first maximum) finds in one call. An
+    exploring step's order is its random action ``A`` times, so it is chosen whatever Q says.
+    The order is a stable ``argsort`` of ``-keys``; for up to 5 actions it is looked up from
+    which action of each pair has the larger key, which is faster.
+
+    Args:
+        keys: ``[R, B, A]`` tie-break keys of each run's steps.
+        explore: ``[R, B]`` whether each step explores, or None (nothing folded in).
+        random_u: ``[R, B]`` the uniforms that pick each step's random action.
+    """
+    n_actions = keys.shape[2]
+    if n_actions > 5:
+        order = np.argsort(-keys, axis=2, kind="stable")
+        if explore is not None:
+            order[explore] = (random_u[explore] * n_actions).astype(np.int64)[:, None]
+        return np.ascontiguousarray(order.transpose(1, 0, 2))
+    pairs, table = _order_table(n_actions)
+    bits = np.uint8 if len(table) <= 256 else np.uint16
+    code = np.zeros(keys.shape[:2], dtype=bits)
+    for k, (a, b) in enumerate(pairs):
+        code |= (keys[..., a] < keys[..., b]).view(np.uint8).astype(bits, copy=False) << k
+    if explore is not None:  # code += (exploring code - code) where exploring, in whole numbers
+        exploring = (random_u * n_actions).astype(bits) + bits(2 ** len(pairs))
+        code += (exploring - code) * explore.view(np.uint8).astype(bits, copy=False)
+    return table.take(np.ascontiguousarray(code.T), axis=0)
 
 
 def _last_end(ended: np.ndarray, t_first: int, before: np.ndarray) -> np.ndarray:
@@ -528,6 +600,102 @@ def _last_end(ended: np.ndarray, t_first: int, before: np.ndarray) -> np.ndarray
         return before
     last = t_first + len(ended) - 1 - ended[::-1].argmax(axis=0)
     return np.where(ended.any(axis=0), last, before)
+
+
+def _steps_to_end(mdp: TabularMDP, cap: int) -> np.ndarray:
+    """``[S]`` fewest steps from each state to a terminal state (0 there), at most ``cap``."""
+    steps = np.where(mdp.terminal, 0, cap)
+    possible = mdp.prob > 0
+    for _ in range(mdp.n_states):
+        via = np.where(possible, steps[mdp.next_state], cap).min(axis=(1, 2)) + 1
+        new = np.minimum(steps, np.where(mdp.terminal, 0, via))
+        if (new == steps).all():
+            break
+        steps = new
+    return np.minimum(steps, cap)
+
+
+@dataclass(frozen=True)
+class _Outcomes:
+    """The model copied once per run and indexed like Q, so a step is a few table look-ups.
+
+    Outcome ``m`` of action ``a`` in row ``r * S + s`` (run r, state s) sits at
+    ``o = m * R * S * A + (r * S + s) * A + a``; with a single outcome ``o`` is Q's own index.
+    """
+
+    next_row: np.ndarray  # [K * R*S*A] row of the next state
+    reward: np.ndarray  # [K * R*S*A]
+    ends: np.ndarray  # [K * R*S*A] bool, the next state is terminal
+    ends_count: np.ndarray  # [K * R*S*A] int64, 1 where the next state is terminal
+    after: np.ndarray  # [K * R*S*A] the row at the next step: the start after a terminal state
+    # (when the start is a single state; else the next state, and the start is drawn later)
+    shared_cum: np.ndarray | None  # [K - 1] cumulative probabilities every live (s, a) shares
+    cum: np.ndarray | None  # [R*S*A, K - 1] each (s, a)'s, when they differ; both None: one outcome
+
+
+def _outcomes(mdp: TabularMDP, runs: int, start_row: np.ndarray | None) -> _Outcomes:
+    """Build the per-run outcome tables (``start_row [R]``: the fixed start's row, or None)."""
+    n_states, n_actions, n_outcomes = mdp.next_state.shape
+    base = np.arange(runs) * n_states
+    shape = (n_outcomes, runs, n_states, n_actions)
+    next_row = (mdp.next_state.transpose(2, 0, 1)[:, None] + base[:, None, None]).ravel()
+    reward = np.broadcast_to(mdp.reward.transpose(2, 0, 1)[:, None], shape).ravel()
+    ends = np.tile(mdp.terminal, runs)[next_row]
+    after = next_row
+    if start_row is not None:
+        after = np.where(ends, np.broadcast_to(start_row[:, None, None], shape).ravel(), next_row)
+    # Outcome k is the number of cumulative probabilities <= u. The last one is exactly 1 and u
+    # is below 1, so only the first K - 1 can count. Terminal states are never acted in.
+    shared_cum = cum = None
+    if n_outcomes > 1:
+        live = mdp.cumulative_prob[~mdp.terminal][..., :-1].reshape(-1, n_outcomes - 1)
+        if (live != live[0]).any():
+            cum = np.broadcast_to(
+                mdp.cumulative_prob[None, ..., :-1], (runs, n_states, n_actions, n_outcomes - 1)
+            ).reshape(-1, n_outcomes - 1)
+        elif live[0, 0] < 1.0:  # else every live (s, a) has a single outcome: k is always 0
+            shared_cum = live[0]
+    return _Outcomes(
+        next_row=next_row, reward=reward, ends=ends, ends_count=ends.astype(np.int64),
+        after=after, shared_cum=shared_cum, cum=cum,
+    )
+
+
+def _episode_returns(rewards, ended, ended_run, ended_step, first, per_run, carry, *, whole):
+    """Undiscounted return of every episode that ends in a block of steps.
+
+    Args:
+        rewards: ``[R, n]`` reward of each run's steps.
+        ended: ``[R, n]`` whether the step ended an episode.
+        ended_run: ``[E]`` the run of each step that ended an episode, run by run.
+        ended_step: ``[E]`` its step in the block.
+        first: ``[R]`` where each run's ends begin in those lists.
+        per_run: ``[R]`` how many ends each run has there.
+        carry: ``[R]`` what the previous block left: the reward summed over the episode in
+            progress, or with ``whole``, ``[2, R]``: summed since the run began, and that sum
+            at the run's last episode end.
+        whole: Every reward is a whole number (and every sum below 2**53), so sums are exact in
+            any order: a running total and differences replace the step-by-step sum.
+
+    Returns:
+        ``[E]`` the returns, and the carry for the next block.
+    """
+    if whole:
+        totals = carry[0][:, None] + np.cumsum(rewards, axis=1)
+        at_end = totals[ended_run, ended_step]
+        some = per_run > 0
+        before = np.roll(at_end, 1)  # the previous end of the same run...
+        before[first[some]] = carry[1][some]  # ...or the last one before the block
+        carry = np.stack([totals[:, -1], carry[1]])
+        carry[1][some] = at_end[(first + per_run - 1)[some]]
+        return at_end - before, carry
+    totals = np.empty_like(rewards)
+    total = carry
+    for k in range(rewards.shape[1]):  # the order of the loop reference's sums
+        total = total + rewards[:, k]
+        totals[:, k] = total
+        total = np.where(ended[:, k], 0.0, total)
+    return totals[ended_run, ended_step], total
 
 
 def run_control(
@@ -582,30 +750,39 @@ def run_control(
     _check_run(
         mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps, max_total_steps
     )
-    n_states, n_actions = mdp.n_states, mdp.n_actions
+    n_states, n_actions, n_outcomes = mdp.next_state.shape
     n_rows = runs * n_states
+    n_sa = n_rows * n_actions
     epsilons = epsilon_schedule(epsilon, episodes, decay=epsilon_decay)
     double, sarsa = algorithm == "double_q", algorithm == "sarsa"
     q_learning, expected = algorithm == "q_learning", algorithm == "expected_sarsa"
     n_tables = 2 if double else 1
-    table_size = n_actions * n_rows
-    # Every run's Q in one flat array laid out [table, action, run * S + s]: one state's values
-    # for all runs are then one gather, and a run is tracked by its row run * S + s. One scratch
-    # slot per run follows, to absorb SARSA's writes when it has no update pending.
-    q_flat = np.zeros(n_tables * table_size + runs)
-    q = q_flat[: n_tables * table_size].reshape(n_tables, n_actions, n_rows)
-    scratch = n_tables * table_size + np.arange(runs)
+    # Every run's Q in one flat array laid out [table, run * S + s, action]: run r's Q(s, a) in
+    # table t sits at t * R*S*A + (r * S + s) * A + a. A run is tracked by its row r * S + s, so
+    # one row gather gives every run's Q(s, ·) as [R, A]. One scratch slot per run follows, to
+    # absorb SARSA's writes when it has no update pending. Terminal states are never acted in,
+    # so their Q stays 0 and r + γ max Q(s') is already r there: targets need no terminal mask.
+    q_flat = np.zeros(n_tables * n_sa + runs)
+    q_rows = q_flat[: n_tables * n_sa].reshape(n_tables * n_rows, n_actions)
+    q1, q2 = q_rows[:n_rows], q_rows[n_rows:]
+    tables = q_flat[: n_tables * n_sa].reshape(n_tables, runs, n_states, n_actions)
+    scratch = n_tables * n_sa + np.arange(runs)
     base = np.arange(runs) * n_states
-    action_offset = (np.arange(n_actions) * n_rows)[:, None]
-    # The model copied once per run, indexed like Q: the outcome of (s, a) in run r sits at
-    # j = a * R * S + r * S + s. Terminal states are never acted in, so their Q stays 0 and
-    # r + γ max Q(s') is already r there: the core needs no terminal mask in its targets.
-    terminal = np.tile(mdp.terminal, runs)
-    deterministic = bool((mdp.prob[..., 0] == 1.0).all())
-    next_row = (mdp.next_state[..., 0].T[:, None, :] + base[:, None]).ravel()
-    reward_of = np.tile(mdp.reward[..., 0].T[:, None, :], (1, runs, 1)).ravel()
     sample_start = _start_sampler(mdp)
     start_row = base + mdp.start_state
+    model = _outcomes(mdp, runs, start_row if sample_start is None else None)
+    next_row, reward_of, ends_of, after_of = model.next_row, model.reward, model.ends, model.after
+    ends_count, each_cum = model.ends_count, model.cum
+    one_outcome = each_cum is None and model.shared_cum is None
+    # Constants as [R] arrays: numpy combines equal-length arrays faster than array and scalar,
+    # and multiplying by the same double gives the same bits (and by 1, the same number).
+    ones = np.ones(runs)
+    alpha_v, gamma_v, width = alpha * ones, gamma * ones, np.full(runs, n_actions)
+    discount = gamma != 1.0
+    n_actions_v = n_actions * ones
+    run_cols = np.arange(runs) * n_actions  # where run r's values start in a flattened [R, A]
+    eps, eps_v = epsilon, epsilon * ones
+    rest_v = (1.0 - epsilons[0]) * ones  # 1 - ε, Expected SARSA's greedy share
     # SARSA updates (s, a) once a' is chosen, at the top of the next step. After a terminal step
     # it may wait likewise (the row it reads for Q(s', a') is the terminal one, all zeros), unless
     # an episode can end in one step from a start state: then waiting would let the next
@@ -614,157 +791,231 @@ def run_control(
     defer_terminal = not (mdp.terminal[mdp.next_state[starts]] & (mdp.prob[starts] > 0)).any()
     dice = _Dice(seed, runs, n_actions)
 
-    # Per-step logs of the current block, turned into per-episode records at its end.
-    log_rows = np.zeros((BLOCK, runs), dtype=np.int64)
-    log_ret = np.zeros((BLOCK, runs))
-    log_done = np.zeros((BLOCK, runs), dtype=bool)
+    # Each step logs where it acted and what happened (its outcome index, and whether the
+    # episode was cut short), and the block's log becomes per-episode records at its end.
+    log_o = np.zeros((BLOCK, runs), dtype=np.int64)
+    log_cut = np.zeros((BLOCK, runs), dtype=bool)
     returns = np.full((runs, episodes), np.nan)
     played = np.zeros(runs, dtype=np.int64)
     episode_end = np.zeros((runs, episodes), dtype=np.int64)  # step at which each episode ended
     truncated = np.zeros((runs, episodes), dtype=bool)
-    visits = np.zeros(n_rows, dtype=np.int64)
+    visits = np.zeros(n_rows, dtype=np.int64)  # steps taken from each run's states
     final_q = np.zeros((runs, n_states, n_actions))
     never = np.iinfo(np.int64).max
-    finished_at = np.full(runs, never)  # step at which each run ended its last episode
+    # Per-run state below is held per lane: lane l trains run lane_run[l]. A run that has
+    # finished only idles until the end of the block, and is then dropped.
+    lane_run = np.arange(runs)
+    finished_at = np.full(runs, never)  # step at which each lane ended its last episode
     last_end = np.full(runs, -1)  # last step, before the current block, that ended an episode
+    budget = never if max_total_steps is None else int(max_total_steps)
+    longest = min(budget, episodes * max_steps)  # steps a run can take
+    whole = bool((mdp.reward == np.round(mdp.reward)).all()
+                 and np.abs(mdp.reward).max() * longest < 2**53)
+    carry = np.zeros((2, runs)) if whole else np.zeros(runs)
 
     rows = start_row.copy()
-    ret = np.zeros(runs)
-    episode = np.zeros(runs, dtype=np.int64)  # episodes completed (keeps counting once finished)
-    episode_at_block = episode.copy()
-    eps = epsilon
+    # Episodes each run has completed (counting on once it has finished): before the current
+    # block, and up to step `seen` of it (brought up to date only when a check needs it).
+    episode_at_block = np.zeros(runs, dtype=np.int64)
+    episode = episode_at_block  # step by step, only while ε decays
     fresh = np.ones(runs, dtype=bool)
-    prev_j, prev_r, prev_next = scratch, np.zeros(runs), rows  # SARSA's pending update
+    prev_j, prev_r, prev_next = scratch, np.zeros(runs), rows * width  # SARSA's pending update
     n_finished = 0
     # No run can finish, nor any episode reach max_steps, before these steps: check only then.
-    budget = never if max_total_steps is None else int(max_total_steps)
-    next_finish_check = min(episodes, budget) - 1
+    # An episode takes at least as many steps as the shortest way from its state to a terminal
+    # state (or max_steps, when cut short); a new one, as that from the nearest start.
+    to_end = _steps_to_end(mdp, max_steps)
+    least = int(to_end[starts].min())
+    to_end = np.tile(to_end, runs)
+    next_finish_check = min(episodes * least, budget) - 1
     next_cut_check = min(max_steps, budget) - 1
-    q_take, q_put, max_of = q_flat.take, q_flat.put, np.maximum.reduce
-    q0_take, q1_take = q[0].take, q[-1].take
 
     t = 0
     while n_finished < runs:
-        dice_block = dice.block()
+        going = np.flatnonzero(finished_at == never)
+        if going.size < len(lane_run):  # drop the lanes whose runs have finished
+            dice.keep(going)
+            lane_run, rows, fresh = lane_run[going], rows[going], fresh[going]
+            scratch, start_row, base = scratch[going], start_row[going], base[going]
+            finished_at, last_end, carry = finished_at[going], last_end[going], carry[..., going]
+            episode_at_block, episode = episode_at_block[going], episode[going]
+            prev_j, prev_r, prev_next = prev_j[going], prev_r[going], prev_next[going]
+            eps = eps[going] if np.ndim(eps) else eps
+            alpha_v, gamma_v, width = alpha_v[going], gamma_v[going], width[going]
+            eps_v, rest_v, n_actions_v = eps_v[going], rest_v[going], n_actions_v[going]
+            run_cols = np.arange(len(going)) * n_actions
+            log_o, log_cut = log_o[:, going], log_cut[:, going]
+        lanes = len(lane_run)
+        u = dice.block()  # [L, BLOCK, streams]
         t_block = t
-        random_block = (dice_block[:, RANDOM_ACTION] * n_actions).astype(np.int64) * n_rows
-        if not epsilon_decay:  # a * R * S = greedy * greedy_weight + random_part
-            explore_block = dice_block[:, EXPLORE] < epsilon
-            greedy_weight = np.where(explore_block, 0, n_rows)
-            random_part = np.where(explore_block, random_block, 0)
-        key_block = 1.0 + dice_block[:, TIE_KEYS:]
-        coin_block = (dice_block[:, TABLE_COIN] >= 0.5) * table_size  # Q2's offset, or 0
-        other_block = table_size - coin_block
+        log_cut[:] = False
+        seen, last_seen, episode_seen = 0, last_end, episode_at_block
+        # Each step's dice turned into what the step needs, for the whole block at once.
+        explore = None if epsilon_decay else u[:, :, EXPLORE] < epsilon
+        order = _greedy_order(u[:, :, TIE_KEYS:], explore, u[:, :, RANDOM_ACTION])  # [B, R, A]
+        candidates = order.reshape(BLOCK, lanes * n_actions) + np.repeat(run_cols, n_actions)
+        candidates = candidates.reshape(order.shape)  # positions in Q(s, ·).ravel()
+        order = order.reshape(BLOCK, lanes * n_actions)
+        if epsilon_decay:
+            explore_u = np.ascontiguousarray(u[:, :, EXPLORE].T)  # [BLOCK, R]
+            random_action = (u[:, :, RANDOM_ACTION].T * n_actions).astype(np.int64, order="C")
+        if model.cum is not None:
+            transition_u = np.ascontiguousarray(u[:, :, TRANSITION].T)
+        elif model.shared_cum is not None:  # which outcome, the same for every (s, a)
+            outcome = sum(c <= u[:, :, TRANSITION] for c in model.shared_cum)
+            outcome_offset = np.ascontiguousarray(outcome.T) * n_sa
+        if double:  # Q2 picks a* in s' and is updated where the coin says, else Q1
+            coin = np.ascontiguousarray(u[:, :, TABLE_COIN].T) >= 0.5
+            chooser_rows, update_offset, evaluate_offset = coin * n_rows, coin * n_sa, ~coin * n_sa
+        if sample_start is not None:
+            start_rows = base + sample_start(np.ascontiguousarray(u[:, :, START].T))
         for i in range(BLOCK):
             if sample_start is not None:
-                rows = np.where(fresh, base + sample_start(dice_block[i, START]), rows)
-            q_s = q0_take(rows, axis=1) + q1_take(rows, axis=1) if double else q0_take(rows, axis=1)
-            greedy = _greedy_actions(q_s, key_block[i])
+                np.copyto(rows, start_rows[i], where=fresh)
+            q_s = q1.take(rows, axis=0)  # [R, A]
+            if double:
+                q_s += q2.take(rows, axis=0)
+            a = order[i][q_s.ravel()[candidates[i]].argmax(axis=1) + run_cols]
             if epsilon_decay:
-                explore = dice_block[i, EXPLORE] < eps
-                ja = np.where(explore, random_block[i], greedy * n_rows)
-            else:
-                ja = greedy * greedy_weight[i] + random_part[i]
-            j = ja + rows  # where Q(s, a) of each run sits in q_flat
+                a = np.where(explore_u[i] < eps, random_action[i], a)
+            sa = rows * width + a  # where Q(s, a) of each run sits in q_flat
             if sarsa:  # the previous step's update, now that a' is known
-                y = prev_r + gamma * q_take(ja + prev_next)
-                q_put(prev_j, td_update(q_take(prev_j), y, alpha))
+                value = q_flat[prev_next + a]
+                y = prev_r + (gamma_v * value if discount else value)
+                old = q_flat[prev_j]
+                q_flat[prev_j] = old + alpha_v * (y - old)
 
-            if deterministic:
-                rows2, r = next_row.take(j), reward_of.take(j)
+            if one_outcome:
+                o = sa
+            elif each_cum is None:
+                o = sa + outcome_offset[i]
             else:
-                s2, r = mdp.step(rows - base, ja // n_rows, dice_block[i, TRANSITION])
-                rows2 = base + s2
-            done = term = terminal.take(rows2)
+                o = sa + (each_cum[sa] <= transition_u[i, :, None]).sum(axis=1) * n_sa
+            r = reward_of[o]
             cut = None
             if t >= next_cut_check:
-                last = _last_end(log_done[:i], t_block, last_end)
-                cut = ((t - last >= max_steps) | (t + 1 >= budget)) & ~term
-                done = term | cut
-                next_cut_check = min(max_steps + int(np.where(done, t, last).min()), budget - 1)
-                hit = np.flatnonzero(cut & (episode < episodes))
-                truncated[hit, episode[hit]] = True
-                cut = cut if cut.any() else None
+                term = ends_of[o]
+                ended = ends_of[log_o[seen:i]] | log_cut[seen:i]
+                last_seen = _last_end(ended, t_block + seen, last_seen)
+                seen, episode_seen = i, episode_seen + ended.sum(axis=0)
+                cut = ((t - last_seen >= max_steps) | (t + 1 >= budget)) & ~term
+                next_cut_check = min(max_steps + int(np.where(term | cut, t, last_seen).min()),
+                                     budget - 1)
+                if cut.any():
+                    log_cut[i] = cut
+                else:
+                    cut = None
 
             if q_learning:
-                y = r + gamma * max_of(q0_take(rows2, axis=1), axis=0)
-                q_put(j, td_update(q_take(j), y, alpha))
-            elif expected:
-                y = r + gamma * _expected_value(q0_take(rows2, axis=1), eps)
-                q_put(j, td_update(q_take(j), y, alpha))
+                q_n = q1.take(next_row[o], axis=0)
+                best = q_n.ravel()[q_n.argmax(axis=1) + run_cols]
+                y = r + (gamma_v * best if discount else best)
+                old = q_flat[sa]
+                q_flat[sa] = old + alpha_v * (y - old)
+            elif expected:  # sum in action order, as _expected_value does
+                q_n = q1.take(next_row[o], axis=0)
+                by_action = q_n.T
+                total = by_action[0]
+                for k in range(1, n_actions):
+                    total = total + by_action[k]
+                best = q_n.ravel()[q_n.argmax(axis=1) + run_cols]
+                value = eps_v * (total / n_actions_v) + rest_v * best
+                y = r + (gamma_v * value if discount else value)
+                old = q_flat[sa]
+                q_flat[sa] = old + alpha_v * (y - old)
             elif double:  # the coin's table picks a* in s', the other one values it
-                chooser = q_take((coin_block[i] + rows2) + action_offset)  # [A, R]
-                best = chooser.argmax(axis=0) * n_rows + rows2
-                y = r + gamma * q_take(best + other_block[i])
-                jj = coin_block[i] + j
-                q_put(jj, td_update(q_take(jj), y, alpha))
+                rows2 = next_row[o]
+                best = q_rows.take(rows2 + chooser_rows[i], axis=0).argmax(axis=1)
+                value = q_flat[rows2 * width + best + evaluate_offset[i]]
+                y = r + (gamma_v * value if discount else value)
+                j = sa + update_offset[i]
+                old = q_flat[j]
+                q_flat[j] = old + alpha_v * (y - old)
             else:
-                prev_j, prev_r, prev_next = j, r, rows2
+                rows2 = next_row[o]
+                prev_j, prev_r, prev_next = sa, r, rows2 * width
                 if not defer_terminal:
-                    at_end = np.where(term, j, scratch)
-                    q_put(at_end, td_update(q_take(at_end), r, alpha))
-                    prev_j = np.where(term, scratch, j)
+                    term = ends_of[o]
+                    at_end = np.where(term, sa, scratch)
+                    q_flat[at_end] = td_update(q_flat[at_end], r, alpha)
+                    prev_j = np.where(term, scratch, sa)
                 if cut is not None:  # cut short: pick a' in s' now, with the next step's dice
-                    u = dice_block[i + 1] if i + 1 < BLOCK else dice.peek()
+                    un = u[:, i + 1] if i + 1 < BLOCK else dice.peek()  # [R, streams]
                     a_next = np.where(
-                        u[EXPLORE] < eps,
-                        (u[RANDOM_ACTION] * n_actions).astype(np.int64),
-                        _greedy_actions(q0_take(rows2, axis=1), 1.0 + u[TIE_KEYS:]),
+                        un[:, EXPLORE] < eps,
+                        (un[:, RANDOM_ACTION] * n_actions).astype(np.int64),
+                        _greedy_actions(q1.take(rows2, axis=0).T, un[:, TIE_KEYS:].T),
                     )
-                    y = r + gamma * q_take(a_next * n_rows + rows2)
-                    at_cut = np.where(cut, j, scratch)
-                    q_put(at_cut, td_update(q_take(at_cut), y, alpha))
+                    y = r + gamma * q_flat[rows2 * n_actions + a_next]
+                    at_cut = np.where(cut, sa, scratch)
+                    q_flat[at_cut] = td_update(q_flat[at_cut], y, alpha)
                     prev_j = np.where(cut, scratch, prev_j)
 
-            log_rows[i] = rows
-            ret += r
-            log_ret[i] = ret
-            log_done[i] = done
-            ret[done] = 0.0
-            episode += done
-            if sarsa:  # a new array: the pending update still reads rows2
-                rows = np.where(done, start_row, rows2)
-            else:
-                np.copyto(rows2, start_row, where=done)
-                rows = rows2
+            log_o[i] = o
+            rows = after_of[o]
+            if cut is not None and sample_start is None:
+                np.copyto(rows, start_row, where=cut)
             if sample_start is not None:
-                fresh = done
+                fresh = ends_of[o] if cut is None else ends_of[o] | cut
             if epsilon_decay:
-                eps = epsilons[np.minimum(episode, episodes - 1)]
+                episode = episode + ends_count[o] if cut is None else episode + (ends_of[o] | cut)
+                eps = eps_v = epsilons[np.minimum(episode, episodes - 1)]
+                rest_v = 1.0 - eps
             if t >= next_finish_check:
-                out_of_steps = t + 1 >= budget
-                newly = np.flatnonzero(((episode >= episodes) | out_of_steps)
+                ended = ends_of[log_o[seen:i + 1]] | log_cut[seen:i + 1]
+                last_seen = _last_end(ended, t_block + seen, last_seen)
+                seen, episode_seen = i + 1, episode_seen + ended.sum(axis=0)
+                newly = np.flatnonzero(((episode_seen >= episodes) | (t + 1 >= budget))
                                        & (finished_at == never))
                 if newly.size:
                     if sarsa:  # a last update still waiting for a' is made now (target r)
                         last_j = prev_j[newly]
-                        q_put(last_j, td_update(q_take(last_j), prev_r[newly], alpha))
+                        q_flat[last_j] = td_update(q_flat[last_j], prev_r[newly], alpha)
                         prev_j = prev_j.copy()
                         prev_j[newly] = scratch[newly]
                     finished_at[newly] = t
-                    played[newly] = np.minimum(episode[newly], episodes)
+                    done_runs = lane_run[newly]
+                    played[done_runs] = np.minimum(episode_seen[newly], episodes)
                     n_finished += newly.size
-                    cols = base[newly][:, None] + np.arange(n_states)  # [n, S]
-                    final_q[newly] = q[:, :, cols].mean(axis=0).transpose(1, 2, 0)
-                if n_finished < runs:
-                    most = int(episode[finished_at == never].max())
-                    next_finish_check = min(t + episodes - most, budget - 1)
+                    final_q[done_runs] = (
+                        (tables[0, done_runs] + tables[1, done_runs]) / 2 if double
+                        else tables[0, done_runs]
+                    )
+                if n_finished < runs:  # the soonest any other run can end its last episode
+                    going = finished_at == never
+                    now = to_end[rows[going]]
+                    if sample_start is not None:  # a run that just ended starts afresh
+                        now = np.where(fresh[going], least, now)
+                    soonest = np.minimum(t + now, next_cut_check) + (
+                        episodes - 1 - episode_seen[going]) * least
+                    next_finish_check = min(int(soonest.min()), budget - 1)
             t += 1
             if n_finished == runs:
                 break
 
-        # Turn the block's step logs into per-episode records and visit counts.
+        # Turn the block's step log into per-episode records and visit counts.
         n = t - t_block
-        ended = log_done[:n]
-        ended_step, ended_run = np.nonzero(ended)
-        k = episode_at_block[ended_run] + np.cumsum(ended, axis=0)[ended_step, ended_run] - 1
+        o_log = log_o[:n].T  # [L, n]
+        ended = ends_of[o_log] | log_cut[:n].T
+        ended_lane, ended_step = np.nonzero(ended)  # lane by lane
+        per_lane = np.bincount(ended_lane, minlength=lanes)
+        first = np.cumsum(per_lane) - per_lane
+        ep_returns, carry = _episode_returns(
+            reward_of[o_log], ended, ended_lane, ended_step, first, per_lane, carry, whole=whole
+        )
+        k = episode_at_block[ended_lane] + np.arange(len(ended_lane)) - first[ended_lane]
         keep = k < episodes
-        returns[ended_run[keep], k[keep]] = log_ret[ended_step[keep], ended_run[keep]]
-        episode_end[ended_run[keep], k[keep]] = t_block + ended_step[keep]
-        episode_at_block = episode.copy()
-        last_end = _last_end(ended, t_block, last_end)
-        counted = (t_block + np.arange(n))[:, None] <= finished_at  # [n, R]
-        visits += np.bincount(log_rows[:n][counted], minlength=n_rows)
+        run, k, step = lane_run[ended_lane[keep]], k[keep], ended_step[keep]
+        returns[run, k] = ep_returns[keep]
+        episode_end[run, k] = t_block + step
+        truncated[run, k] = log_cut[step, ended_lane[keep]]
+        episode_at_block = episode_at_block + per_lane
+        some = per_lane > 0
+        last_end[some] = t_block + ended_step[(first + per_lane - 1)[some]]
+        row_log = (o_log % n_sa if n_outcomes > 1 else o_log) // n_actions
+        if finished_at.min() < t - 1:  # steps after a lane's last episode are not counted
+            row_log = row_log[t_block + np.arange(n) <= finished_at[:, None]]
+        visits += np.bincount(row_log.ravel(), minlength=n_rows)
 
     lengths = np.diff(episode_end, axis=1, prepend=-1)
     lengths[np.arange(episodes) >= played[:, None]] = 0

@@ -32,7 +32,7 @@ EXTREMES = {
     "smallest": dict(algos="q_learning,sarsa,expected_sarsa,double_q", runs="1", episodes="50",
                      window="1", epsilon="0", alpha="1", gamma="0.5", decay="1", rows="2",
                      cols="3", slip="0.3", max_steps="100", seed="123"),
-    "largest": dict(algos="double_q,sarsa", runs="100", episodes="100", window="50",
+    "largest": dict(algos="double_q,sarsa", runs="60", episodes="100", window="50",
                     epsilon="0.5", alpha="0.05", rows="8", cols="16", slip="0.3",
                     max_steps="100"),
 }
@@ -85,6 +85,22 @@ def test_bad_link_values_fall_back_to_defaults_with_a_notice(query, name):
     assert_healthy(at)
     notices = " ".join(w.value for w in at.warning)
     assert f"`{name}=" in notices and "starts at its default" in notices
+
+
+def test_the_caption_says_when_runs_use_up_their_step_budget():
+    # heavy exploration and a short horizon on the largest slippery grid: the learners wander
+    at = run_page(PAGE, query=dict(algos="q_learning", runs="2", epsilon="0.5", gamma="0.5",
+                                   rows="8", cols="16", slip="0.3"))
+    assert_healthy(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Runs that used up their 30,000 steps before the last episode: Q-learning 2 of 2." in (
+        captions)
+
+
+def test_the_runs_slider_stops_at_the_cap_that_keeps_the_heaviest_view_under_2_s():
+    at = run_page(PAGE, query=dict(runs="61", episodes="50"))
+    assert at.slider(key="cliff_td.runs").value == 50
+    assert "`runs=" in " ".join(w.value for w in at.warning)
 
 
 def test_no_algorithm_gives_a_clear_message():

@@ -10,7 +10,7 @@ from scipy.stats import t as student_t
 from rlviz import td
 from rlviz.envs import cliff_walking, gridworld
 from rlviz.figures import td as figs
-from rlviz.mdp import action_values
+from rlviz.mdp import TabularMDP, action_values
 
 Q_NEXT = np.array([-3.0, -1.0, -4.0, -2.0])
 BOOK = dict(episodes=500, runs=50, epsilon=0.1, alpha=0.5, gamma=1.0, seed=0)
@@ -149,6 +149,43 @@ def _random_start(mdp):
     return dataclasses.replace(mdp, start=start)
 
 
+def _corridor(n_states=9):
+    """A line of states with the goal at the right end and the starts just before it: an episode
+    cut short far to the left restarts near the goal, so its run may finish soon after."""
+    next_state = np.zeros((n_states, 2, 1), dtype=np.int64)
+    next_state[:, 0, 0] = np.maximum(np.arange(n_states) - 1, 0)
+    next_state[:, 1, 0] = np.minimum(np.arange(n_states) + 1, n_states - 1)
+    next_state[-1] = n_states - 1
+    reward = -np.ones((n_states, 2, 1))
+    reward[-1] = 0.0
+    terminal = np.arange(n_states) == n_states - 1
+    start = np.zeros(n_states)
+    start[[-3, -2]] = 0.5
+    return TabularMDP(next_state=next_state, prob=np.ones((n_states, 2, 1)), reward=reward,
+                      terminal=terminal, start=start, action_names=("left", "right"))
+
+
+def _random_mdp(n_actions, *, seed=0, n_states=7, n_outcomes=3):
+    """Uneven outcome probabilities, rewards that are not whole numbers, two start states (one a
+    step from a terminal state) and two terminal states: the model paths the cliff never takes."""
+    rng = np.random.default_rng(seed)
+    terminal = np.zeros(n_states, dtype=bool)
+    terminal[-2:] = True
+    next_state = rng.integers(0, n_states, (n_states, n_actions, n_outcomes))
+    next_state[0, 0, 0] = n_states - 1
+    prob = rng.dirichlet(np.ones(n_outcomes), (n_states, n_actions))
+    prob[1, :, 1:] = 0.0  # a single outcome here (K = 1 padded)
+    prob[1, :, 0] = 1.0
+    reward = np.round(rng.normal(-0.5, 1.0, (n_states, n_actions, n_outcomes)), 3)
+    for s in np.flatnonzero(terminal):
+        next_state[s], reward[s], prob[s] = s, 0.0, 0.0
+        prob[s, :, 0] = 1.0
+    start = np.zeros(n_states)
+    start[[0, 2]] = [0.4, 0.6]
+    return TabularMDP(next_state=next_state, prob=prob, reward=reward, terminal=terminal,
+                      start=start, action_names=tuple("abcdefgh"[:n_actions]))
+
+
 CASES = {
     "book": (lambda: cliff_walking(), dict(episodes=40, runs=4), None),
     "slip-decay-discount": (
@@ -170,6 +207,18 @@ CASES = {
         lambda: _random_start(cliff_walking(rows=3, cols=6)),
         dict(episodes=30, runs=3, epsilon=0.2, gamma=0.95), None,
     ),
+    "random-start-after-cuts-far-away": (
+        _corridor, dict(episodes=6, runs=8, epsilon=0.9, max_steps=4), None,
+    ),
+    "uneven-odds-fractional-rewards-5-actions": (
+        lambda: _random_mdp(5, seed=1),
+        dict(episodes=40, runs=4, epsilon=0.3, alpha=0.4, gamma=0.9, max_steps=12), 9,
+    ),
+    "uneven-odds-6-actions-decay-budget": (
+        lambda: _random_mdp(6, seed=2),
+        dict(episodes=50, runs=5, epsilon=0.4, alpha=0.6, gamma=0.8, max_steps=8,
+             epsilon_decay=True, max_total_steps=80), 11,
+    ),
 }
 
 
@@ -189,6 +238,53 @@ def test_vectorised_equals_the_loop_reference_draw_for_draw(algorithm, case, mon
         assert fast.truncated.any(), "the case should cut some episodes short"
     if "max_total_steps" in kwargs:
         assert fast.stopped_early.any()
+
+
+@pytest.mark.parametrize("n_actions", [1, 2, 3, 4, 5, 6, 7])
+def test_greedy_order_is_a_stable_sort_of_the_keys_with_exploring_steps_folded_in(n_actions):
+    rng = np.random.default_rng(n_actions)
+    keys = rng.random((6, 40, n_actions))
+    keys[0, :5] = 0.5  # equal keys: the lower action goes first
+    keys[1, :5, :2] = 0.25
+    explore = rng.random((6, 40)) < 0.3
+    random_u = rng.random((6, 40))
+    expected = np.argsort(-keys, axis=2, kind="stable")
+    expected[explore] = (random_u[explore] * n_actions).astype(int)[:, None]
+    np.testing.assert_array_equal(
+        td._greedy_order(keys, explore, random_u), expected.transpose(1, 0, 2)
+    )
+    np.testing.assert_array_equal(
+        td._greedy_order(keys, None, random_u),
+        np.argsort(-keys, axis=2, kind="stable").transpose(1, 0, 2),
+    )
+
+
+def test_steps_to_end_by_hand(cliff):
+    steps = td._steps_to_end(cliff, 1000)
+    assert steps[cliff.start_state] == 13  # 1 up, 11 right, 1 down
+    assert steps[cliff.grid.state_of_cell[2, 11]] == 1 and steps[cliff.terminal].max() == 0
+    assert td._steps_to_end(cliff, 5)[cliff.start_state] == 5  # capped
+    # slipping can only shorten the way: one lucky slip down from above the goal's column
+    slippery = td._steps_to_end(cliff_walking(slip=0.2), 1000)
+    assert slippery[cliff.grid.state_of_cell[2, 10]] == 2
+
+
+def test_episode_returns_from_running_totals_equal_the_step_by_step_sums():
+    rng = np.random.default_rng(4)
+    rewards = rng.integers(-100, 3, (3, 40)).astype(float)
+    ended = rng.random((3, 40)) < 0.2
+    ended_run, ended_step = np.nonzero(ended)
+    per_run = np.bincount(ended_run, minlength=3)
+    first = np.cumsum(per_run) - per_run
+    carry = np.array([5.0, -2.0, 0.0])  # episodes in progress when the block began
+    slow, left = td._episode_returns(rewards, ended, ended_run, ended_step, first, per_run,
+                                     carry, whole=False)
+    fast, totals = td._episode_returns(rewards, ended, ended_run, ended_step, first, per_run,
+                                       np.stack([carry + 1000.0, np.full(3, 1000.0)]),
+                                       whole=True)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(totals[0] - totals[1], left)
+    assert slow[0] == carry[0] + rewards[0, : ended_step[0] + 1].sum()
 
 
 def test_a_run_does_not_depend_on_how_many_runs_there_are(cliff):
