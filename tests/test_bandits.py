@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from rlviz import bandits as B
-from tests.bandits_reference import Draws, mix, race_loop
+from tests.bandits_reference import Draws, beta, mix, race_loop
 
 S = B.Stream
 
@@ -104,6 +104,68 @@ def test_out_of_range_indices_are_rejected():
         noise.bits(S.REWARD, 0, 0, 0, 256)
 
 
+# ------------------------------------------------------------------------------ Beta sampler
+def beta_params(p: float, q: float, size: int) -> np.ndarray:
+    """``[5, size]`` rows ``p``, ``q`` and Cheng's constants, as ``BetaThompson`` keeps them."""
+    params = np.empty((5, size))
+    params[0], params[1] = p, q
+    params[2:] = B._beta_constants(params[0], params[1])
+    return params
+
+
+SHAPES = [(1.0, 1.0), (1.0, 6.0), (9.0, 1.0), (2.0, 3.0), (30.0, 70.0), (400.0, 600.0),
+          (1.5, 1.0001), (0.5, 0.5), (0.05, 2.0), (3.0, 0.2), (0.05, 1000.0)]
+
+
+@pytest.mark.parametrize(("p", "q"), SHAPES)
+def test_beta_draws_have_the_beta_distribution(p, q):
+    cells = B.Noise(0).cells(np.arange(5000), np.arange(4)[:, None])
+    params = beta_params(p, q, cells.size)
+    draws = np.concatenate([B._beta_draws(cells, t, params) for t in range(5)])  # 100 000
+    assert np.all((draws > 0) & (draws <= 1))  # within 1e-16 of 1 rounds to 1
+    assert stats.kstest(draws, stats.beta(p, q).cdf).pvalue > 1e-3
+    mean, sd = p / (p + q), stats.beta(p, q).std()
+    assert abs(draws.mean() - mean) < 4 * sd / math.sqrt(draws.size)
+
+
+@pytest.mark.parametrize(("p", "q"), SHAPES)
+def test_cheng_envelope_lies_above_the_beta_density(p, q):
+    # An attempt is accepted when u2 <= r(u1), where r = f / (M g) is the Beta density over the
+    # scaled envelope. Exactness needs r <= 1 everywhere, so u2 just above 1 is never accepted;
+    # and the constants make the bound tight: r = 1 at the envelope's mode u1 = 1/2.
+    inv, cinv, a = B._beta_constants(np.array(p), np.array(q))
+    # Every u1 the draws can give: (h + 1/2) / 2**32 has |ln(u1 / (1 - u1))| < 22.9.
+    u1 = 1.0 / (1.0 + np.exp(-np.linspace(-22.9, 22.9, 400_001)))
+    logit = np.log(u1 / (1.0 - u1))
+    for u2, expected in ((1.0 + 1e-9, False), (1.0 - 1e-9, True)):
+        _, accepted = B._cheng_attempt(logit, np.log(4.0 * u1 * u1 * u2), p, q, inv, cinv, a)
+        assert accepted[200_000] == expected  # u1 = 1/2
+        if not expected:
+            assert not accepted.any()
+
+
+@pytest.mark.parametrize(("p", "q"), [(1.0, 1000.0), (0.05, 1000.0), (20.0, 30.0)])
+def test_beta_draws_equal_the_scalar_sampler_draw_for_draw(p, q):
+    # Low acceptance (0.3-0.7) sends cells through several rounds of further attempts.
+    runs, arms, step = 700, 3, 17
+    cells = B.Noise(5).cells(np.arange(runs), np.arange(arms)[:, None])
+    draws = B._beta_draws(cells, step, beta_params(p, q, cells.size)).reshape(arms, runs)
+    scalar = Draws(5)
+    for arm in range(arms):
+        for run in range(runs):
+            assert draws[arm, run] == beta(scalar, step, run, arm, p, q)
+
+
+def test_a_beta_draw_rejected_every_time_is_the_posterior_mean(monkeypatch):
+    monkeypatch.setattr(B, "BETA_ATTEMPTS", 2)
+    cells = B.Noise(1).cells(np.arange(3000))
+    draws = B._beta_draws(cells, 4, beta_params(0.05, 1000.0, cells.size))
+    fallback = draws == 0.05 / 1000.05
+    assert 0.3 < fallback.mean() < 0.7  # acceptance is about 0.3 per attempt
+    scalar = Draws(1)
+    assert all(draws[r] == beta(scalar, 4, r, 0, 0.05, 1000.0) for r in range(0, 3000, 7))
+
+
 # ------------------------------------------------------------------------------ testbeds
 def test_gaussian_testbed_draws_the_book_distribution():
     means = B.GaussianTestbed(arms=10, mean=4.0, spread=1.0).initial_means(
@@ -163,6 +225,7 @@ def test_bad_testbeds_are_clear_messages(make, match):
         (lambda: B.GaussianThompson(prior_sd=0.0), "positive"),
         (lambda: B.GaussianThompson(noise_sd=-1.0), "positive"),
         (lambda: B.BetaThompson(alpha=0.0), "positive"),
+        (lambda: B.BetaThompson(beta=0.01), "at least 0.05"),
         (lambda: B.Gradient(alpha=0.0), "positive"),
     ],
 )
