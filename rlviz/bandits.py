@@ -79,6 +79,9 @@ CHUNK_CELLS = 1 << 15
 a step's temporaries; the result does not depend on it."""
 STEP_BLOCK = 256
 """Pulls are tallied (regret, optimal choices, ranks, counts) every this many steps."""
+BLOCK_CELLS = 1 << 15
+"""Beta–Bernoulli Thompson sampling draws the first attempt of this many cells at once (over
+several steps when a chunk has fewer cells); the result does not depend on it."""
 _ALLOCATOR_PROBE = 31 << 20
 
 
@@ -873,7 +876,18 @@ def _cheng_attempt(logit, log_z, p, q, inv, cinv, a) -> tuple[np.ndarray, np.nda
     return y, bound >= log_z
 
 
-def _beta_draws(cells: np.ndarray, step: int, params: np.ndarray) -> np.ndarray:
+def _first_attempts(cells: np.ndarray, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``_cheng_uniforms`` of attempt 0 at every cell for steps ``first .. first + count − 1``.
+
+    Returns:
+        ``(logit, log_z)``, each ``[count, A·R]``.
+    """
+    offsets = np.array([_step_offset(Stream.SAMPLE, t) for t in range(first, first + count)])
+    return _cheng_uniforms(_mix(cells.reshape(-1) + offsets[:, None]))
+
+
+def _beta_draws(cells: np.ndarray, step: int, params: np.ndarray, logit: np.ndarray,
+                log_z: np.ndarray) -> np.ndarray:
     r"""One draw ``θ ~ Beta(p, q)`` at every cell, by Cheng's (1978) rejection algorithms.
 
     ``Y = W/(q + W)`` with ``W = p e^V`` and ``V`` the logit of a uniform divided by ``λ``
@@ -897,13 +911,15 @@ def _beta_draws(cells: np.ndarray, step: int, params: np.ndarray) -> np.ndarray:
         step: 0-based step index.
         params: ``[5, A·R]`` rows ``p``, ``q`` and ``_beta_constants(p, q)``, flat
             ``a · R + r`` like ``cells.ravel()``.
+        logit: ``[A·R]`` attempt 0's ``ln(u1 / (1 − u1))`` at this step (``_first_attempts``).
+        log_z: ``[A·R]`` attempt 0's ``ln(4 u1² u2)``.
 
     Returns:
-        ``[A·R]`` the draws, in (0, 1).
+        ``[A·R]`` the draws, in (0, 1] (draws within 1e-16 of 1 round to 1).
     """
     flat_cells = cells.reshape(-1)
     offset = _step_offset(Stream.SAMPLE, step)
-    y, ok = _cheng_attempt(*_cheng_uniforms(_mix(flat_cells + offset)), *params)
+    y, ok = _cheng_attempt(logit, log_z, *params)
     todo = np.flatnonzero(~ok)
     attempt, batch = 1, 2 if todo.size > 2048 else 4
     while todo.size and attempt < BETA_ATTEMPTS:
@@ -971,8 +987,17 @@ class BetaThompson(Agent):
         return {"params": params}
 
     def act(self, state, ctx, step):
-        """Draw ``θ ~ Beta(p, q)`` for every arm and pull the largest."""
-        theta = _beta_draws(ctx.cells, step, state["params"])
+        """Draw ``θ ~ Beta(p, q)`` for every arm and pull the largest.
+
+        Attempt 0 does not depend on the posterior, so it is drawn for ``BLOCK_CELLS`` cells
+        at a time: for several steps at once when there are few cells.
+        """
+        first, logit, log_z = state.get("block") or (0, (), ())
+        if not 0 <= step - first < len(logit):
+            count = min(max(1, BLOCK_CELLS // ctx.cells.size), MAX_STEPS - step)
+            first, logit, log_z = state["block"] = (step, *_first_attempts(ctx.cells, step, count))
+        theta = _beta_draws(ctx.cells, step, state["params"], logit[step - first],
+                            log_z[step - first])
         return _argmax(theta.reshape(ctx.arms, ctx.runs), ctx)
 
     def learn(self, state, ctx, step, pulls, rewards):

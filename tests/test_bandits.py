@@ -113,6 +113,12 @@ def beta_params(p: float, q: float, size: int) -> np.ndarray:
     return params
 
 
+def draw(cells: np.ndarray, step: int, params: np.ndarray) -> np.ndarray:
+    """``_beta_draws`` at one step, attempt 0 included."""
+    logit, log_z = B._first_attempts(cells, step, 1)
+    return B._beta_draws(cells, step, params, logit[0], log_z[0])
+
+
 SHAPES = [(1.0, 1.0), (1.0, 6.0), (9.0, 1.0), (2.0, 3.0), (30.0, 70.0), (400.0, 600.0),
           (1.5, 1.0001), (0.5, 0.5), (0.05, 2.0), (3.0, 0.2), (0.05, 1000.0)]
 
@@ -121,7 +127,7 @@ SHAPES = [(1.0, 1.0), (1.0, 6.0), (9.0, 1.0), (2.0, 3.0), (30.0, 70.0), (400.0, 
 def test_beta_draws_have_the_beta_distribution(p, q):
     cells = B.Noise(0).cells(np.arange(5000), np.arange(4)[:, None])
     params = beta_params(p, q, cells.size)
-    draws = np.concatenate([B._beta_draws(cells, t, params) for t in range(5)])  # 100 000
+    draws = np.concatenate([draw(cells, t, params) for t in range(5)])  # 100 000
     assert np.all((draws > 0) & (draws <= 1))  # within 1e-16 of 1 rounds to 1
     assert stats.kstest(draws, stats.beta(p, q).cdf).pvalue > 1e-3
     mean, sd = p / (p + q), stats.beta(p, q).std()
@@ -149,7 +155,7 @@ def test_beta_draws_equal_the_scalar_sampler_draw_for_draw(p, q):
     # Low acceptance (0.3-0.7) sends cells through several rounds of further attempts.
     runs, arms, step = 700, 3, 17
     cells = B.Noise(5).cells(np.arange(runs), np.arange(arms)[:, None])
-    draws = B._beta_draws(cells, step, beta_params(p, q, cells.size)).reshape(arms, runs)
+    draws = draw(cells, step, beta_params(p, q, cells.size)).reshape(arms, runs)
     scalar = Draws(5)
     for arm in range(arms):
         for run in range(runs):
@@ -159,7 +165,7 @@ def test_beta_draws_equal_the_scalar_sampler_draw_for_draw(p, q):
 def test_a_beta_draw_rejected_every_time_is_the_posterior_mean(monkeypatch):
     monkeypatch.setattr(B, "BETA_ATTEMPTS", 2)
     cells = B.Noise(1).cells(np.arange(3000))
-    draws = B._beta_draws(cells, 4, beta_params(0.05, 1000.0, cells.size))
+    draws = draw(cells, 4, beta_params(0.05, 1000.0, cells.size))
     fallback = draws == 0.05 / 1000.05
     assert 0.3 < fallback.mean() < 0.7  # acceptance is about 0.3 per attempt
     scalar = Draws(1)
@@ -342,10 +348,13 @@ def test_every_racer_faces_the_same_problems_and_rewards():
     assert result.labels == ["ε-greedy ε=0.1", "ε-greedy ε=0.1 (2)"]
 
 
-def test_chunking_does_not_change_the_result(monkeypatch):
-    testbed, agents = LINEUPS["random_walk"]
+@pytest.mark.parametrize("lineup", ["random_walk", "bernoulli_fixed"])
+def test_chunking_does_not_change_the_result(monkeypatch, lineup):
+    testbed, agents = LINEUPS[lineup]
     whole = B.race(agents, testbed, runs=30, steps=60, seed=1)
     monkeypatch.setattr(B, "CHUNK_CELLS", 7 * testbed.arms)
+    monkeypatch.setattr(B, "BLOCK_CELLS", 50)  # Thompson's first attempts: 1 or 2 steps at once
+    monkeypatch.setattr(B, "STEP_BLOCK", 16)
     chunked = B.race(agents, testbed, runs=30, steps=60, seed=1)
     np.testing.assert_array_equal(whole.counts, chunked.counts)
     np.testing.assert_allclose(whole.regret, chunked.regret, rtol=1e-12)
