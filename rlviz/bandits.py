@@ -58,6 +58,7 @@ __all__ = [
     "parse_probs",
     "Race",
     "race",
+    "race_seconds",
     "RandomWalkTestbed",
     "Stream",
     "Testbed",
@@ -308,6 +309,9 @@ class Testbed(ABC):
     arms: int
     stationary: ClassVar[bool] = True
     binary_rewards: ClassVar[bool] = False
+    cost: ClassVar[tuple[float, float, float]] = (0.0, 0.0, 0.0)
+    """What the testbed adds to a race beyond paying rewards, in seconds: per step of a chunk
+    of runs, per run and step, and per (run, arm) cell and step (see ``race_seconds``)."""
 
     @property
     def fixed_means(self) -> tuple[float, ...] | None:
@@ -449,6 +453,7 @@ class RandomWalkTestbed(Testbed):
     walk_sd: float = 0.01
     noise_sd: float = 1.0
     stationary: ClassVar[bool] = False
+    cost: ClassVar[tuple[float, float, float]] = (22e-6, 30e-9, 10e-9)  # the walk; ranks every step
 
     def __post_init__(self) -> None:
         _check_arms(self.arms)
@@ -555,6 +560,9 @@ class Agent(ABC):
 
     kind: ClassVar[str]
     """Colour key shared by all pages (``rlviz.figures.color``)."""
+    cost: ClassVar[tuple[float, float, float]]
+    """What one such racer adds to a race, in seconds: per step of a chunk of runs, per run and
+    step, and per (run, arm) cell and step (see ``race_seconds``)."""
 
     @property
     @abstractmethod
@@ -638,6 +646,7 @@ class EpsilonGreedy(_ActionValues):
     step_size: float | None = None
     decay: float = 0.0
     initial: float = 0.0
+    cost: ClassVar[tuple[float, float, float]] = (22e-6, 25e-9, 1.9e-9)
 
     def __post_init__(self) -> None:
         if not 0.0 <= _finite("ε", self.epsilon) <= 1.0:
@@ -696,6 +705,7 @@ class Optimistic(_ActionValues):
     initial: float = 5.0
     step_size: float | None = 0.1
     kind: ClassVar[str] = "optimistic"
+    cost: ClassVar[tuple[float, float, float]] = (12e-6, 20e-9, 3.5e-9)
 
     def __post_init__(self) -> None:
         _finite("the initial estimate Q₁", self.initial)
@@ -729,6 +739,7 @@ class UCB(_ActionValues):
 
     c: float = 2.0
     kind: ClassVar[str] = "ucb"
+    cost: ClassVar[tuple[float, float, float]] = (15e-6, 20e-9, 8e-9)
 
     def __post_init__(self) -> None:
         if _finite("UCB's exploration weight c", self.c) < 0:
@@ -769,6 +780,7 @@ class GaussianThompson(Agent):
     prior_sd: float = 1.0
     noise_sd: float = 1.0
     kind: ClassVar[str] = "thompson"
+    cost: ClassVar[tuple[float, float, float]] = (27e-6, 25e-9, 6e-9)
 
     def __post_init__(self) -> None:
         _finite("the prior mean μ₀", self.prior_mean)
@@ -957,6 +969,7 @@ class BetaThompson(Agent):
     alpha: float = 1.0
     beta: float = 1.0
     kind: ClassVar[str] = "thompson"
+    cost: ClassVar[tuple[float, float, float]] = (62e-6, 32e-9, 14e-9)
 
     def __post_init__(self) -> None:
         for name, value in (("α", self.alpha), ("β", self.beta)):
@@ -1026,6 +1039,7 @@ class Gradient(Agent):
 
     alpha: float = 0.1
     baseline: bool = True
+    cost: ClassVar[tuple[float, float, float]] = (31e-6, 15e-9, 3.6e-9)
 
     def __post_init__(self) -> None:
         if _finite("the gradient step size α", self.alpha) <= 0:
@@ -1244,6 +1258,46 @@ def race(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps: int, se
         choice_by_rank=np.array([t.by_rank for t in tallies]) / runs,
         means=means, final_means=final_means, rank_means=rank_means / runs,
     )
+
+
+RACE_COST = (15e-6, 2e-9, 0.2e-9)
+"""What a race costs whatever its racers (true means, ranks, tallies), in seconds: per step
+of a chunk of runs, per run and step, and per (run, arm) cell and step (see
+``race_seconds``)."""
+
+
+def race_seconds(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps: int) -> float:
+    r"""About how many seconds ``race`` takes with these arguments.
+
+    .. math:: T \Big[ n \big(c_0 + c_b + \textstyle\sum_k c_k\big)
+        + R \big(f_0 + f_b + \textstyle\sum_k f_k\big)
+        + R A \big(e_0 + e_b + \textstyle\sum_k e_k\big) \Big],
+
+    with ``n`` the chunks of runs (see ``CHUNK_CELLS``) and ``(c, f, e)`` the cost per step of
+    a chunk, per run and per cell (run, arm) of the race itself (``RACE_COST``), of the testbed
+    and of each racer (their ``cost``). The costs were fitted, with some room to spare, to races
+    timed on the project's two-core benchmark machine (``python -m benchmarks -k bandits``); the
+    estimate keeps live races short.
+
+    Args:
+        agents: The racers (``K`` of them).
+        testbed: The problem family (``A`` arms).
+        runs: ``R``.
+        steps: ``T``.
+
+    Returns:
+        The estimate in seconds.
+
+    Raises:
+        ValueError: The same arguments that ``race`` refuses.
+    """
+    agents = tuple(agents)
+    _validate_race(agents, testbed, runs, steps)
+    chunks = -(-runs // max(1, CHUNK_CELLS // testbed.arms))
+    per_step, per_run, per_cell = (
+        sum(parts) for parts in zip(RACE_COST, testbed.cost, *(a.cost for a in agents), strict=True)
+    )
+    return steps * (chunks * per_step + runs * per_run + runs * testbed.arms * per_cell)
 
 
 def _keep_freed_memory() -> None:

@@ -1,5 +1,6 @@
 """rlviz.bandits: random numbers, testbeds, agents, the vectorised race, bounds, book values."""
 
+import inspect
 import math
 
 import numpy as np
@@ -285,6 +286,52 @@ def test_bad_race_arguments_are_clear_messages(kwargs, match):
             "seed": 0} | kwargs
     with pytest.raises(ValueError, match=match):
         B.race(args.pop("agents"), args.pop("testbed"), **args)
+
+
+# ------------------------------------------------------------------------------ cost estimate
+def agent_classes(cls=B.Agent):
+    for sub in cls.__subclasses__():
+        yield from ([] if inspect.isabstract(sub) else [sub])
+        yield from agent_classes(sub)
+
+
+def test_every_racer_and_testbed_declares_its_cost():
+    classes = list(agent_classes())
+    assert {c.__name__ for c in classes} >= {"EpsilonGreedy", "Optimistic", "UCB",
+                                             "GaussianThompson", "BetaThompson", "Gradient"}
+    for cls in classes:
+        assert len(cls.cost) == 3 and min(cls.cost) > 0, cls
+    assert B.RandomWalkTestbed.cost > B.GaussianTestbed.cost == (0.0, 0.0, 0.0)
+
+
+def test_race_seconds_adds_up_the_costs():
+    testbed, steps = B.BernoulliTestbed(arms=4), 7
+    runs = B.CHUNK_CELLS // 4 + 1  # two chunks of runs
+    costs = zip(B.RACE_COST, B.UCB.cost, B.Gradient.cost, strict=True)
+    step, run, cell = (sum(parts) for parts in costs)
+    expected = steps * (2 * step + runs * run + runs * 4 * cell)
+    got = B.race_seconds([B.UCB(), B.Gradient()], testbed, runs=runs, steps=steps)
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("grow", ["runs", "steps", "arms", "racers", "testbed"])
+def test_race_seconds_grows_with_every_size(grow):
+    args = {"agents": [B.EpsilonGreedy(0.1)], "testbed": B.GaussianTestbed(arms=5),
+            "runs": 100, "steps": 100}
+    bigger = dict(args) | {
+        "runs": {"runs": 200}, "steps": {"steps": 200},
+        "arms": {"testbed": B.GaussianTestbed(arms=6)},
+        "racers": {"agents": [B.EpsilonGreedy(0.1), B.EpsilonGreedy(0.1)]},
+        "testbed": {"testbed": B.RandomWalkTestbed(arms=5)},
+    }[grow]
+    assert B.race_seconds(**bigger) > B.race_seconds(**args)
+
+
+def test_race_seconds_refuses_what_race_refuses():
+    with pytest.raises(ValueError, match="Bernoulli"):
+        B.race_seconds([B.BetaThompson()], B.GaussianTestbed(), runs=2, steps=2)
+    with pytest.raises(ValueError, match="runs"):
+        B.race_seconds([B.UCB()], B.GaussianTestbed(), runs=0, steps=2)
 
 
 # ------------------------------------------------------------------------------ vectorised = loop
