@@ -823,7 +823,7 @@ class GaussianThompson(Agent):
         state["sd"].reshape(-1)[pulls] = 1.0 / np.sqrt(precision)
 
 
-_LN4 = math.log(4.0)
+_LOG_Z_SHIFT = math.log(4.0) - 96.0 * math.log(2.0)
 
 
 def _beta_constants(p: np.ndarray, q: np.ndarray):
@@ -844,25 +844,24 @@ def _beta_constants(p: np.ndarray, q: np.ndarray):
 def _cheng_uniforms(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""The part of a Cheng attempt that does not depend on the shapes.
 
-    ``u1 = (h + 1/2) / 2**32`` from the high 32 bits ``h`` of each draw, ``u2`` likewise from
-    the low 32 bits.
+    ``u1 = h / 2**32`` and ``u2 = l / 2**32`` with ``h`` and ``l`` the high and the low
+    32 bits of each draw plus 1/2, so that the logit is ``ln(h / (2**32 − h))`` and
+    ``ln(4 u1² u2) = ln(h² l) + ln 4 − 96 ln 2``.
 
     Returns:
         ``(ln(u1 / (1 − u1)), ln(4 u1² u2))``, each shaped like ``bits``.
     """
-    u1 = np.right_shift(bits, _U32).astype(np.float64)
-    u1 += 0.5
-    u1 *= 2.0**-32
-    u2 = np.bitwise_and(bits, _LOW32).astype(np.float64)
-    u2 += 0.5
-    u2 *= 2.0**-32
-    logit = 1.0 - u1
-    np.divide(u1, logit, out=logit)
+    high = np.right_shift(bits, _U32, out=np.empty(bits.shape), casting="unsafe")
+    high += 0.5
+    low = np.bitwise_and(bits, _LOW32, out=np.empty(bits.shape), casting="unsafe")
+    low += 0.5
+    logit = 2.0**32 - high
+    np.divide(high, logit, out=logit)
     np.log(logit, out=logit)
-    log_z = u1 * u1
-    log_z *= u2
-    np.log(log_z, out=log_z)
-    log_z += _LN4
+    high *= high
+    high *= low
+    log_z = np.log(high, out=high)
+    log_z += _LOG_Z_SHIFT
     return logit, log_z
 
 

@@ -48,11 +48,6 @@ class Draws:
     def normal(self, *index: int) -> float:
         return self.pair(*index)[0]
 
-    def halves(self, *index: int) -> tuple[float, float]:
-        """Uniforms from the high and the low 32 bits, in that order."""
-        b = self.bits(*index)
-        return ((b >> 32) + 0.5) * 2.0**-32, ((b & LOW32) + 0.5) * 2.0**-32
-
 
 S = B.Stream
 
@@ -187,9 +182,10 @@ def beta(draws: Draws, t: int, run: int, arm: int, p: float, q: float) -> float:
     inv = 1.0 / lam
     cinv = (p + lam) * inv
     for j in range(B.BETA_ATTEMPTS):
-        u1, u2 = draws.halves(S.SAMPLE, t, run, arm, j)
-        logit = float(np.log(u1 / (1.0 - u1)))
-        log_z = float(np.log(u1 * u1 * u2)) + math.log(4.0)
+        b = draws.bits(S.SAMPLE, t, run, arm, j)
+        high, low = (b >> 32) + 0.5, (b & LOW32) + 0.5  # u1 = high / 2**32, u2 = low / 2**32
+        logit = float(np.log(high / (2.0**32 - high)))
+        log_z = float(np.log(high * high * low)) + (math.log(4.0) - 96.0 * math.log(2.0))
         w = float(np.exp(logit * inv)) * p
         if float(np.log(a / (q + w))) * a + logit * cinv >= log_z:
             return w / (q + w)
