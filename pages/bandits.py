@@ -26,7 +26,7 @@ RACERS = {
 }
 ALPHAS = [0.0, 0.01, 0.05, 0.1, 0.2, 0.4, 1.0]
 EPSILONS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
-LIVE_RUN_STEPS = 2_000_000
+LIVE_SECONDS = 1.6  # bandits.race_seconds: the worst allowed race takes under 2 s
 
 
 def alpha_label(a):
@@ -175,11 +175,14 @@ with ui.page("bandits", intro=INTRO) as page:
 
     if not p.racers:
         raise ValueError("Choose at least one racer in the sidebar.")
-    if p.runs * p.steps > LIVE_RUN_STEPS:
-        raise ValueError(f"{p.runs} runs × {p.steps} steps is more than this page races live "
-                         f"(at most {LIVE_RUN_STEPS:,} run-steps): lower the runs or the steps.")
     testbed = make_testbed(p)
     agents = tuple(make_racer(slot, p, testbed) for slot in p.racers)
+    seconds = bandits.race_seconds(agents, testbed, runs=p.runs, steps=p.steps)
+    if seconds > LIVE_SECONDS:
+        size = f"{p.runs} runs × {p.steps} steps, {testbed.arms} arms, {len(agents)} racer"
+        raise ValueError(f"This race ({size}{'s' * (len(agents) > 1)}) is more than this page "
+                         f"races live (about {seconds:.1f} s of racing; the limit is "
+                         f"{LIVE_SECONDS:g} s): lower the runs, the steps, the arms or the racers.")
     result = run_race(agents, testbed, p.runs, p.steps, p.seed)
     st.caption(f"{testbed.label} · {p.runs} runs × {p.steps} steps · bands: 95% confidence "
                "intervals of the mean")

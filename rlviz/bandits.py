@@ -19,7 +19,7 @@ arguments of formulas; arrays are indexed from 0 (index ``i`` holds step ``i + 1
 Sources: Sutton & Barto, *Reinforcement Learning: An Introduction*, 2nd ed. (2018), chapter 2;
 Auer, Cesa-Bianchi & Fischer (2002), *Finite-time analysis of the multiarmed bandit problem*;
 Lai & Robbins (1985), *Asymptotically efficient adaptive allocation rules*; Thompson (1933);
-Agrawal & Goyal (2012); Marsaglia & Tsang (2000) for the gamma sampler.
+Agrawal & Goyal (2012); Cheng (1978) for the Beta sampler.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ __all__ = [
     "parse_probs",
     "Race",
     "race",
+    "race_seconds",
     "RandomWalkTestbed",
     "Stream",
     "Testbed",
@@ -68,13 +69,20 @@ __all__ = [
 MAX_ARMS = 256
 MAX_RUNS = 1 << 20
 MAX_STEPS = 1 << 22
-GAMMA_ATTEMPTS = 60
-"""Marsaglia–Tsang attempts per gamma draw (all rejected: probability below 1e-78)."""
+BETA_ATTEMPTS = 255
+"""Attempts per Beta draw (Cheng's algorithm accepts each with probability at least 0.29 for
+shapes of at least ``MIN_PRIOR``, so all are rejected with probability below 1e-38)."""
+MIN_PRIOR = 0.05
+"""The smallest Beta prior parameter: smaller ones put almost all the prior mass within
+``1e-20`` of 0 or 1, beyond what a double can tell apart."""
 CHUNK_CELLS = 1 << 15
 """Runs are raced in chunks of at most this many (run, arm) cells, which bounds the memory of
 a step's temporaries; the result does not depend on it."""
 STEP_BLOCK = 256
 """Pulls are tallied (regret, optimal choices, ranks, counts) every this many steps."""
+BLOCK_CELLS = 1 << 15
+"""Beta–Bernoulli Thompson sampling draws the first attempt of this many cells at once (over
+several steps when a chunk has fewer cells); the result does not depend on it."""
 _ALLOCATOR_PROBE = 31 << 20
 
 
@@ -177,15 +185,7 @@ class Noise:
                 raise ValueError("draw index out of range")
             offset = np.add(np.multiply(draw.astype(np.uint64), _GOLDEN), np.uint64(base & _MASK64))
             shape = np.broadcast_shapes(cells.shape, offset.shape)
-        z = np.add(cells, offset, out=np.empty(shape, np.uint64))
-        t = np.right_shift(z, _U30, out=np.empty_like(z))
-        np.bitwise_xor(z, t, out=z)
-        np.multiply(z, _MIX1, out=z)
-        np.right_shift(z, _U27, out=t)
-        np.bitwise_xor(z, t, out=z)
-        np.multiply(z, _MIX2, out=z)
-        np.right_shift(z, _U31, out=t)
-        return np.bitwise_xor(z, t, out=z)
+        return _mix(np.add(cells, offset, out=np.empty(shape, np.uint64)))
 
     def bits(self, stream: int, step: int, run: Any, arm: Any = 0, draw: int = 0) -> np.ndarray:
         """64 random bits per (run, arm); ``run`` and ``arm`` broadcast.
@@ -206,6 +206,30 @@ class Noise:
     def normal(self, stream: int, step: int, run: Any, arm: Any = 0, draw: int = 0) -> np.ndarray:
         """Standard normal numbers (see ``gaussian``)."""
         return gaussian(self.bits(stream, step, run, arm, draw))
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """Stafford's variant-13 finaliser of SplitMix64, in place on a uint64 array."""
+    t = np.right_shift(z, _U30, out=np.empty_like(z))
+    np.bitwise_xor(z, t, out=z)
+    np.multiply(z, _MIX1, out=z)
+    np.right_shift(z, _U27, out=t)
+    np.bitwise_xor(z, t, out=z)
+    np.multiply(z, _MIX2, out=z)
+    np.right_shift(z, _U31, out=t)
+    return np.bitwise_xor(z, t, out=z)
+
+
+def _step_offset(stream: int, step: int) -> np.uint64:
+    """The (stream, step) part of the counter, times γ.
+
+    ``Noise.bits_at`` without its checks is
+    ``_mix(cells + _step_offset(stream, step) + _DRAW_OFFSETS[draw])``.
+    """
+    return np.uint64((((int(stream) << 58) | (int(step) << 36)) * _GOLDEN_INT) & _MASK64)
+
+
+_DRAW_OFFSETS = np.multiply(np.arange(256, dtype=np.uint64), _GOLDEN)  # draw·γ mod 2**64
 
 
 def unit(bits: np.ndarray) -> np.ndarray:
@@ -235,36 +259,6 @@ def gaussian(bits: np.ndarray) -> np.ndarray:
     angle *= 2.0 * np.pi * 2.0**-32
     z *= np.cos(angle.astype(np.float32))
     return z
-
-
-def _gaussian_pair(bits: np.ndarray) -> np.ndarray:
-    """Both Box–Muller outputs ``[r cos θ, r sin θ]`` of each draw, ``[2, *bits.shape]``.
-
-    The first row equals ``gaussian(bits)``.
-    """
-    r = np.array(np.right_shift(bits, _U32), dtype=np.float64)
-    r += 0.5
-    r *= 2.0**-32
-    np.log(r, out=r)
-    r *= -2.0
-    np.sqrt(r, out=r)
-    angle = np.bitwise_and(bits, _LOW32).astype(np.float64)
-    angle *= 2.0 * np.pi * 2.0**-32
-    angle32 = angle.astype(np.float32)
-    out = np.empty((2, *np.shape(bits)))
-    np.multiply(r, np.cos(angle32), out=out[0])
-    np.multiply(r, np.sin(angle32), out=out[1])
-    return out
-
-
-def _unit_pair(bits: np.ndarray) -> np.ndarray:
-    """Two uniforms in (0, 1) per draw, ``(h + 1/2) / 2**32`` of the high and the low 32 bits."""
-    out = np.empty((2, *np.shape(bits)))
-    np.right_shift(bits, _U32, out=out[0], casting="unsafe")
-    np.bitwise_and(bits, _LOW32, out=out[1], casting="unsafe")
-    out += 0.5
-    out *= 2.0**-32
-    return out
 
 
 def _coin_below(bits: np.ndarray, p: float) -> np.ndarray:
@@ -315,6 +309,9 @@ class Testbed(ABC):
     arms: int
     stationary: ClassVar[bool] = True
     binary_rewards: ClassVar[bool] = False
+    cost: ClassVar[tuple[float, float, float]] = (0.0, 0.0, 0.0)
+    """What the testbed adds to a race beyond paying rewards, in seconds: per step of a chunk
+    of runs, per run and step, and per (run, arm) cell and step (see ``race_seconds``)."""
 
     @property
     def fixed_means(self) -> tuple[float, ...] | None:
@@ -456,6 +453,7 @@ class RandomWalkTestbed(Testbed):
     walk_sd: float = 0.01
     noise_sd: float = 1.0
     stationary: ClassVar[bool] = False
+    cost: ClassVar[tuple[float, float, float]] = (22e-6, 30e-9, 10e-9)  # the walk; ranks every step
 
     def __post_init__(self) -> None:
         _check_arms(self.arms)
@@ -562,6 +560,9 @@ class Agent(ABC):
 
     kind: ClassVar[str]
     """Colour key shared by all pages (``rlviz.figures.color``)."""
+    cost: ClassVar[tuple[float, float, float]]
+    """What one such racer adds to a race, in seconds: per step of a chunk of runs, per run and
+    step, and per (run, arm) cell and step (see ``race_seconds``)."""
 
     @property
     @abstractmethod
@@ -645,6 +646,7 @@ class EpsilonGreedy(_ActionValues):
     step_size: float | None = None
     decay: float = 0.0
     initial: float = 0.0
+    cost: ClassVar[tuple[float, float, float]] = (22e-6, 25e-9, 1.9e-9)
 
     def __post_init__(self) -> None:
         if not 0.0 <= _finite("ε", self.epsilon) <= 1.0:
@@ -703,6 +705,7 @@ class Optimistic(_ActionValues):
     initial: float = 5.0
     step_size: float | None = 0.1
     kind: ClassVar[str] = "optimistic"
+    cost: ClassVar[tuple[float, float, float]] = (12e-6, 20e-9, 3.5e-9)
 
     def __post_init__(self) -> None:
         _finite("the initial estimate Q₁", self.initial)
@@ -736,6 +739,7 @@ class UCB(_ActionValues):
 
     c: float = 2.0
     kind: ClassVar[str] = "ucb"
+    cost: ClassVar[tuple[float, float, float]] = (15e-6, 20e-9, 8e-9)
 
     def __post_init__(self) -> None:
         if _finite("UCB's exploration weight c", self.c) < 0:
@@ -776,6 +780,7 @@ class GaussianThompson(Agent):
     prior_sd: float = 1.0
     noise_sd: float = 1.0
     kind: ClassVar[str] = "thompson"
+    cost: ClassVar[tuple[float, float, float]] = (27e-6, 25e-9, 6e-9)
 
     def __post_init__(self) -> None:
         _finite("the prior mean μ₀", self.prior_mean)
@@ -818,90 +823,131 @@ class GaussianThompson(Agent):
         state["sd"].reshape(-1)[pulls] = 1.0 / np.sqrt(precision)
 
 
-def _marsaglia_tsang(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The constants ``d = k − 1/3`` and ``c = 1/√(9d)``, with ``k = shape + 1`` below 1."""
-    d = np.where(shape < 1.0, shape + 1.0, shape) - 1.0 / 3.0
-    return d, 1.0 / np.sqrt(9.0 * d)
+_LOG_Z_SHIFT = math.log(4.0) - 96.0 * math.log(2.0)
 
 
-def _accept(z: np.ndarray, u: np.ndarray, d: np.ndarray, c: np.ndarray):
-    """One Marsaglia–Tsang attempt: the candidate ``d v`` and whether it is accepted.
+def _beta_constants(p: np.ndarray, q: np.ndarray):
+    r"""Cheng's constants for ``Beta(p, q)``: ``1/λ``, ``(p + λ)/λ`` and ``A = p + q``.
 
-    The squeeze ``u < 1 − 0.0331 z⁴`` accepts most candidates without a logarithm; only the
-    others take the exact test ``ln u < z²/2 + d − d v + d ln v``.
+    .. math:: \lambda = \sqrt{\frac{2pq - A}{A - 2}} \text{ if } \min(p, q) > 1
+        \text{ (algorithm BB), else } \min(p, q) \text{ (algorithm BC)}.
     """
-    v = c * z
-    v += 1.0
-    cube = v * v
-    cube *= v
-    z2 = z * z
-    squeeze = z2 * z2
-    squeeze *= -0.0331
-    squeeze += 1.0
-    positive = cube > 0.0
-    ok = u < squeeze
-    ok &= positive
-    rest = np.flatnonzero(positive ^ ok)  # v > 0 but not inside the squeeze
-    if rest.size:
-        zr, ur, vr = z2.ravel()[rest], u.ravel()[rest], cube.ravel()[rest]
-        dr = np.broadcast_to(d, z.shape).ravel()[rest]
-        ok.ravel()[rest] = np.log(ur) < 0.5 * zr + dr - dr * vr + dr * np.log(vr)
-    cube *= d
-    return cube, ok  # cube now holds the candidates d v
+    a = p + q
+    low = np.minimum(p, q)
+    with np.errstate(invalid="ignore", divide="ignore"):  # A = 2 (p = q = 1) takes λ = 1
+        bb = np.sqrt((2.0 * p * q - a) / (a - 2.0))
+    lam = np.where(low > 1.0, bb, low)
+    inv = 1.0 / lam
+    return inv, (p + lam) * inv, a
 
 
-def _gamma_pairs(cells: np.ndarray, step: int, shape: np.ndarray, d: np.ndarray,
-                 c: np.ndarray, *, boost: bool = True) -> np.ndarray:
-    r"""Pairs of gamma draws ``X ~ Gamma(shape[0])``, ``Y ~ Gamma(shape[1])`` at every cell.
+def _cheng_uniforms(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The part of a Cheng attempt that does not depend on the shapes.
 
-    Marsaglia & Tsang (2000): with ``d = k − 1/3`` and ``c = 1/\sqrt{9d}``, draw
-    ``z ~ N(0, 1)`` and ``u ~ U(0, 1)``, set ``v = (1 + cz)^3`` and accept ``dv`` when ``v > 0``
-    and ``\ln u < z^2/2 + d − dv + d \ln v``, otherwise try again. For ``k < 1`` a draw of
-    ``Gamma(k + 1)`` is scaled by ``u^{1/k}``.
+    ``u1 = h / 2**32`` and ``u2 = l / 2**32`` with ``h`` and ``l`` the high and the low
+    32 bits of each draw plus 1/2, so that the logit is ``ln(h / (2**32 − h))`` and
+    ``ln(4 u1² u2) = ln(h² l) + ln 4 − 96 ln 2``.
 
-    Draws: attempt ``j`` at cell (run, arm) takes the Box–Muller pair of draw ``2j`` (cosine
-    for ``X``, sine for ``Y``) and the two 32-bit halves of draw ``2j + 1`` (high for ``X``,
-    low for ``Y``); the scaling uniforms are the halves of draw ``2·GAMMA_ATTEMPTS``. Every
-    sample makes attempt 0; the few rejected ones (2–5 %) make the next attempts together.
+    Returns:
+        ``(ln(u1 / (1 − u1)), ln(4 u1² u2))``, each shaped like ``bits``.
+    """
+    high = np.right_shift(bits, _U32, out=np.empty(bits.shape), casting="unsafe")
+    high += 0.5
+    low = np.bitwise_and(bits, _LOW32, out=np.empty(bits.shape), casting="unsafe")
+    low += 0.5
+    logit = 2.0**32 - high
+    np.divide(high, logit, out=logit)
+    np.log(logit, out=logit)
+    high *= high
+    high *= low
+    log_z = np.log(high, out=high)
+    log_z += _LOG_Z_SHIFT
+    return logit, log_z
+
+
+def _cheng_attempt(logit, log_z, p, q, inv, cinv, a) -> tuple[np.ndarray, np.ndarray]:
+    r"""One attempt of Cheng's algorithm: the candidates ``Y`` and whether each is accepted.
+
+    .. math:: V = \frac{1}{\lambda}\ln\frac{u_1}{1 - u_1},\quad W = p\,e^V,\quad
+        Y = \frac{W}{q + W};\qquad \text{accept if }
+        (p + \lambda) V + A \ln\frac{A}{q + W} \ge \ln(4 u_1^2 u_2).
+
+    ``logit`` and ``log_z`` come from ``_cheng_uniforms``; ``inv``, ``cinv`` and ``a`` from
+    ``_beta_constants``; the shapes broadcast against the draws.
+    """
+    v = logit * inv
+    w = np.exp(v)
+    w *= p
+    t = q + w
+    y = w / t
+    bound = a / t
+    np.log(bound, out=bound)
+    bound *= a
+    bound += logit * cinv
+    return y, bound >= log_z
+
+
+def _first_attempts(cells: np.ndarray, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``_cheng_uniforms`` of attempt 0 at every cell for steps ``first .. first + count − 1``.
+
+    Returns:
+        ``(logit, log_z)``, each ``[count, A·R]``.
+    """
+    offsets = np.array([_step_offset(Stream.SAMPLE, t) for t in range(first, first + count)])
+    return _cheng_uniforms(_mix(cells.reshape(-1) + offsets[:, None]))
+
+
+def _beta_draws(cells: np.ndarray, step: int, params: np.ndarray, logit: np.ndarray,
+                log_z: np.ndarray) -> np.ndarray:
+    r"""One draw ``θ ~ Beta(p, q)`` at every cell, by Cheng's (1978) rejection algorithms.
+
+    ``Y = W/(q + W)`` with ``W = p e^V`` and ``V`` the logit of a uniform divided by ``λ``
+    has a log-logistic density that, scaled, lies above the Beta density; accepting ``Y``
+    with probability (Beta density)/(scaled envelope) makes it an exact Beta draw
+    (see ``_cheng_attempt``). With ``λ`` from ``_beta_constants`` (algorithm BB for
+    ``min(p, q) > 1``, BC otherwise) the scaled envelope touches the density at its mode,
+    ``V = 0``, and an attempt is accepted with probability 0.68–1 for shapes of at least 1
+    (about 0.87 typically) and at least 0.29 for shapes of at least ``MIN_PRIOR``.
+
+    Draws: attempt ``j`` at cell (run, arm) takes draw ``j`` of the SAMPLE stream (``u1`` its
+    high, ``u2`` its low 32 bits). Every cell makes attempt 0; the rejected ones make the next
+    attempts together, two and then four at a time. A cell rejected ``BETA_ATTEMPTS`` times
+    takes the posterior mean ``p / (p + q)``.
+
+    Source: R. C. H. Cheng (1978), *Generating beta variates with nonintegral shape
+    parameters*, Communications of the ACM 21(4), algorithms BB and BC.
 
     Args:
         cells: ``[A, R]`` ``Noise.cells``.
         step: 0-based step index.
-        shape: ``[2, A, R]`` gamma shapes ``k > 0``.
-        d: ``[2, A, R]`` ``_marsaglia_tsang`` constant ``d``.
-        c: ``[2, A, R]`` ``_marsaglia_tsang`` constant ``c``.
-        boost: Whether some shape may be below 1 (False skips looking).
+        params: ``[5, A·R]`` rows ``p``, ``q`` and ``_beta_constants(p, q)``, flat
+            ``a · R + r`` like ``cells.ravel()``.
+        logit: ``[A·R]`` attempt 0's ``ln(u1 / (1 − u1))`` at this step (``_first_attempts``).
+        log_z: ``[A·R]`` attempt 0's ``ln(4 u1² u2)``.
 
     Returns:
-        ``[2, A, R]`` the draws.
+        ``[A·R]`` the draws, in (0, 1] (draws within 1e-16 of 1 round to 1).
     """
-    size = cells.size
-    z = _gaussian_pair(Noise.bits_at(cells, Stream.SAMPLE, step, 0))
-    u = _unit_pair(Noise.bits_at(cells, Stream.SAMPLE, step, 1))
-    out, ok = _accept(z, u, d, c)
-    flat_out, flat_d, flat_c = out.reshape(-1), d.reshape(-1), c.reshape(-1)
     flat_cells = cells.reshape(-1)
-    todo = np.flatnonzero(~ok)  # flat indices into [2, A, R] still rejected
-    attempt = 1
-    while todo.size and attempt < GAMMA_ATTEMPTS:
-        tries = np.arange(attempt, min(attempt + 4, GAMMA_ATTEMPTS))[:, None]  # [J, 1]
-        at, is_x = flat_cells[todo % size], todo < size
-        normals = _gaussian_pair(Noise.bits_at(at, Stream.SAMPLE, step, 2 * tries))
-        uniforms = _unit_pair(Noise.bits_at(at, Stream.SAMPLE, step, 2 * tries + 1))
-        z = np.where(is_x, normals[0], normals[1])  # [J, n]: cosine for X, sine for Y
-        u = np.where(is_x, uniforms[0], uniforms[1])
-        value, ok = _accept(z, u, flat_d[todo], flat_c[todo])
-        hit = ok.any(axis=0)
-        first = ok.argmax(axis=0)
-        flat_out[todo[hit]] = value[first[hit], np.flatnonzero(hit)]
+    offset = _step_offset(Stream.SAMPLE, step)
+    y, ok = _cheng_attempt(logit, log_z, *params)
+    todo = np.flatnonzero(~ok)
+    attempt, batch = 1, 2 if todo.size > 2048 else 4
+    while todo.size and attempt < BETA_ATTEMPTS:
+        tries = min(batch, BETA_ATTEMPTS - attempt)
+        draws = offset + _DRAW_OFFSETS[attempt: attempt + tries, None]  # [J, 1]
+        bits = _mix(flat_cells[todo] + draws)  # [J, n]: draws attempt .. attempt + J - 1
+        value, accepted = _cheng_attempt(*_cheng_uniforms(bits), *params.take(todo, axis=1))
+        first = tries - (accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:]).max(axis=0)
+        hit = first < tries  # the first accepted attempt of each cell, if any
+        y[todo[hit]] = value[first[hit], np.flatnonzero(hit)]
         todo = todo[~hit]
-        attempt += tries.size
-    flat_out[todo] = flat_d[todo]  # every attempt rejected (p < 1e-78): fall back to d
-    if boost:
-        boosted = shape < 1.0
-        scale = _unit_pair(Noise.bits_at(cells, Stream.SAMPLE, step, 2 * GAMMA_ATTEMPTS))
-        out[boosted] *= scale[boosted] ** (1.0 / shape[boosted])
-    return out
+        attempt, batch = attempt + tries, 4
+    y[todo] = params[0, todo] / params[4, todo]  # all rejected (p < 1e-38): the posterior mean
+    return y
+
+
+_FIRST_WEIGHTS = np.arange(4, 0, -1, dtype=np.uint8)[:, None]  # [4, 1]: 4, 3, 2, 1
 
 
 @dataclass(frozen=True)
@@ -910,23 +956,27 @@ class BetaThompson(Agent):
 
     Arm ``a`` with ``s_a`` successes and ``f_a`` failures has posterior
     ``Beta(α + s_a, β + f_a)``; each step the agent draws ``θ_a`` from it and pulls
-    ``argmax θ``. A Beta draw is ``X / (X + Y)`` with ``X ~ Gamma(α + s_a)`` and
-    ``Y ~ Gamma(β + f_a)`` (see ``_gamma_pairs``). Source: Thompson (1933); Agrawal & Goyal
-    (2012) and Kaufmann, Korda & Munos (2012), who prove it attains the Lai–Robbins rate.
+    ``argmax θ``. The draws are exact, by Cheng's rejection algorithms (see ``_beta_draws``).
+    Source: Thompson (1933); Agrawal & Goyal (2012) and Kaufmann, Korda & Munos (2012), who
+    prove it attains the Lai–Robbins rate.
 
     Attributes:
-        alpha: Prior successes ``α > 0`` (with ``beta=1``, 1 is the uniform prior).
-        beta: Prior failures ``β > 0``.
+        alpha: Prior successes ``α ≥ MIN_PRIOR`` (with ``beta=1``, 1 is the uniform prior).
+        beta: Prior failures ``β ≥ MIN_PRIOR``.
     """
 
     alpha: float = 1.0
     beta: float = 1.0
     kind: ClassVar[str] = "thompson"
+    cost: ClassVar[tuple[float, float, float]] = (62e-6, 32e-9, 14e-9)
 
     def __post_init__(self) -> None:
         for name, value in (("α", self.alpha), ("β", self.beta)):
             if _finite(f"the Beta prior's {name}", value) <= 0:
                 raise ValueError(f"the Beta prior's {name} must be positive, not {value:g}")
+            if value < MIN_PRIOR:
+                raise ValueError(f"the Beta prior's {name} must be at least {MIN_PRIOR:g}, "
+                                 f"not {value:g}")
 
     @property
     def label(self) -> str:
@@ -942,27 +992,33 @@ class BetaThompson(Agent):
             )
 
     def start(self, ctx):
-        """Posterior shapes ``[α, β]`` per arm and their Marsaglia–Tsang constants."""
-        shape = np.empty((2, ctx.arms, ctx.runs))
-        shape[0], shape[1] = self.alpha, self.beta
-        d, c = _marsaglia_tsang(shape)
-        return {"shape": shape, "d": d, "c": c}
+        """Every arm's posterior is the prior: ``[5, A·R]`` rows ``p = α``, ``q = β``, constants."""
+        params = np.empty((5, ctx.arms * ctx.runs))
+        params[0], params[1] = self.alpha, self.beta
+        params[2:] = _beta_constants(params[0], params[1])
+        return {"params": params}
 
     def act(self, state, ctx, step):
-        """Draw ``θ ~ Beta`` for every arm and pull the largest."""
-        x, y = _gamma_pairs(ctx.cells, step, state["shape"], state["d"], state["c"],
-                            boost=min(self.alpha, self.beta) < 1.0)
-        return _argmax(x / (x + y), ctx)
+        """Draw ``θ ~ Beta(p, q)`` for every arm and pull the largest.
+
+        Attempt 0 does not depend on the posterior, so it is drawn for ``BLOCK_CELLS`` cells
+        at a time: for several steps at once when there are few cells.
+        """
+        first, logit, log_z = state.get("block") or (0, (), ())
+        if not 0 <= step - first < len(logit):
+            count = min(max(1, BLOCK_CELLS // ctx.cells.size), MAX_STEPS - step)
+            first, logit, log_z = state["block"] = (step, *_first_attempts(ctx.cells, step, count))
+        theta = _beta_draws(ctx.cells, step, state["params"], logit[step - first],
+                            log_z[step - first])
+        return _argmax(theta.reshape(ctx.arms, ctx.runs), ctx)
 
     def learn(self, state, ctx, step, pulls, rewards):
-        """A win adds 1 to the pulled arm's α, a loss to its β."""
-        # Posterior Beta(α + wins, β + losses): shape[0] counts wins, shape[1] losses.
-        shape = state["shape"].reshape(2, -1)
-        shape[0, pulls] += rewards
-        shape[1, pulls] += 1.0 - rewards
-        d, c = _marsaglia_tsang(shape[:, pulls])
-        state["d"].reshape(2, -1)[:, pulls] = d
-        state["c"].reshape(2, -1)[:, pulls] = c
+        """A win adds 1 to the pulled arm's ``p``, a loss to its ``q``."""
+        params = state["params"]
+        params.reshape(-1)[pulls + params.shape[1] * (rewards == 0.0)] += 1.0
+        p, q = params[:2].take(pulls, axis=1)
+        for row, value in enumerate(_beta_constants(p, q), start=2):
+            params[row, pulls] = value
 
 
 @dataclass(frozen=True)
@@ -982,6 +1038,7 @@ class Gradient(Agent):
 
     alpha: float = 0.1
     baseline: bool = True
+    cost: ClassVar[tuple[float, float, float]] = (31e-6, 15e-9, 3.6e-9)
 
     def __post_init__(self) -> None:
         if _finite("the gradient step size α", self.alpha) <= 0:
@@ -1202,6 +1259,46 @@ def race(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps: int, se
     )
 
 
+RACE_COST = (15e-6, 2e-9, 0.2e-9)
+"""What a race costs whatever its racers (true means, ranks, tallies), in seconds: per step
+of a chunk of runs, per run and step, and per (run, arm) cell and step (see
+``race_seconds``)."""
+
+
+def race_seconds(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps: int) -> float:
+    r"""About how many seconds ``race`` takes with these arguments.
+
+    .. math:: T \Big[ n \big(c_0 + c_b + \textstyle\sum_k c_k\big)
+        + R \big(f_0 + f_b + \textstyle\sum_k f_k\big)
+        + R A \big(e_0 + e_b + \textstyle\sum_k e_k\big) \Big],
+
+    with ``n`` the chunks of runs (see ``CHUNK_CELLS``) and ``(c, f, e)`` the cost per step of
+    a chunk, per run and per cell (run, arm) of the race itself (``RACE_COST``), of the testbed
+    and of each racer (their ``cost``). The costs were fitted, with some room to spare, to races
+    timed on the project's two-core benchmark machine (``python -m benchmarks -k bandits``); the
+    estimate keeps live races short.
+
+    Args:
+        agents: The racers (``K`` of them).
+        testbed: The problem family (``A`` arms).
+        runs: ``R``.
+        steps: ``T``.
+
+    Returns:
+        The estimate in seconds.
+
+    Raises:
+        ValueError: The same arguments that ``race`` refuses.
+    """
+    agents = tuple(agents)
+    _validate_race(agents, testbed, runs, steps)
+    chunks = -(-runs // max(1, CHUNK_CELLS // testbed.arms))
+    per_step, per_run, per_cell = (
+        sum(parts) for parts in zip(RACE_COST, testbed.cost, *(a.cost for a in agents), strict=True)
+    )
+    return steps * (chunks * per_step + runs * per_run + runs * testbed.arms * per_cell)
+
+
 def _keep_freed_memory() -> None:
     """Let the C allocator keep freed memory for reuse instead of handing it back at once.
 
@@ -1218,15 +1315,19 @@ def _keep_freed_memory() -> None:
 def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
     """Run every agent on the runs ``ids``, adding per-step sums into ``tallies``.
 
-    Each agent's pulls are kept for a block of ``STEP_BLOCK`` steps and then tallied at once.
+    At each step every agent acts, then the rewards of all their pulls are drawn together,
+    then every agent learns. The pulls are kept for a block of ``STEP_BLOCK`` steps and then
+    tallied at once.
     """
     arms, size = testbed.arms, ids.size
     cells = noise.cells(ids, np.arange(arms)[:, None])
+    flat_cells = cells.reshape(-1)
     ctx = Context(arms=arms, runs=size, cells=cells, local=np.arange(size))
     states = [agent.start(ctx) for agent in agents]
-    blocks = [_Block(min(STEP_BLOCK, steps), ctx, testbed.stationary) for _ in agents]
+    block = _Block(len(agents), min(STEP_BLOCK, steps), ctx, testbed.stationary)
     carried = [t.final_regret[ids[0]: ids[-1] + 1] for t in tallies]  # views, updated in place
     counts = [np.zeros(arms * size, dtype=np.int64) for _ in agents]
+    pulls = np.empty((len(agents), size), dtype=np.int64)  # [K, R] flat (arm, run) indices
     first = means = testbed.initial_means(noise, ids)
     gaps = ranks = best = None
     for step in range(steps):
@@ -1237,57 +1338,64 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
             sorted_means = np.sort(means, axis=0)[::-1].sum(axis=1)
             if testbed.stationary:  # per (arm, run): its gap, and how many arms are better
                 gaps = (best - means).ravel()
-                ranks = (means[:, None, :] > means[None, :, :]).sum(axis=0).ravel()
+                ranks = (means[:, None, :] > means[None, :, :]).sum(axis=0, dtype=np.uint8)
+                ranks = ranks.ravel()
         rank_means[step] += sorted_means
-        flat_means = means.ravel()
+        for agent, state, flat in zip(agents, states, pulls, strict=True):
+            np.add(agent.act(state, ctx, step) * size, ctx.local, out=flat)  # ctx.flat
+        chosen = means.reshape(-1)[pulls]
+        rewards = testbed.reward(step, flat_cells[pulls], chosen)
+        for agent, state, flat, reward in zip(agents, states, pulls, rewards, strict=True):
+            agent.learn(state, ctx, step, flat, reward)
         row = step % STEP_BLOCK
-        for agent, state, block in zip(agents, states, blocks, strict=True):
-            actions = agent.act(state, ctx, step)
-            flat = ctx.flat(actions)
-            chosen = flat_means[flat]
-            rewards = testbed.reward(step, cells.ravel()[flat], chosen)
-            agent.learn(state, ctx, step, flat, rewards)
-            block.flat[row] = flat
-            block.reward[row] = rewards
-            if not testbed.stationary:
-                block.gap[row] = best - chosen
-                block.rank[row] = np.count_nonzero(means > chosen, axis=0)
+        block.flat[:, row] = pulls
+        block.reward[:, row] = rewards
+        if not testbed.stationary:
+            block.gap[:, row] = best - chosen
+            block.rank[:, row] = (means > chosen[:, None, :]).sum(axis=1, dtype=np.uint8)
         if row == STEP_BLOCK - 1 or step == steps - 1:
-            for block, tally, cum, count in zip(blocks, tallies, carried, counts, strict=True):
-                block.tally(step - row, row + 1, tally, cum, count, gaps, ranks)
+            for k, (tally, cum, count) in enumerate(zip(tallies, carried, counts, strict=True)):
+                block.tally(k, step - row, row + 1, tally, cum, count, gaps, ranks)
     for tally, count in zip(tallies, counts, strict=True):
         tally.counts[ids] = count.reshape(arms, size).T
     return first, means
 
 
 class _Block:
-    """One agent's pulls over a block of steps in one chunk of runs, until they are tallied."""
+    """Every agent's pulls over a block of steps in one chunk of runs, until they are tallied."""
 
-    def __init__(self, length: int, ctx: Context, stationary: bool):
-        shape = (length, ctx.runs)
+    def __init__(self, agents: int, length: int, ctx: Context, stationary: bool):
+        shape = (agents, length, ctx.runs)
         self.arms = ctx.arms
         self.flat = np.empty(shape, dtype=np.int64)  # flat (arm, run) index of each pull
         self.reward = np.empty(shape)
         if not stationary:  # the gap and rank of a pull change with the means
             self.gap = np.empty(shape)
-            self.rank = np.empty(shape, dtype=np.int64)
+            self.rank = np.empty(shape, dtype=np.uint8)
 
-    def tally(self, start: int, n: int, tally: _Tally, cum: np.ndarray, count: np.ndarray,
-              gaps: np.ndarray | None, ranks: np.ndarray | None) -> None:
-        """Add steps ``start .. start + n - 1`` to ``tally``; ``cum`` carries each run's regret."""
-        flat = self.flat[:n]
-        gap = gaps[flat] if gaps is not None else self.gap[:n]
-        rank = ranks[flat] if ranks is not None else self.rank[:n]
+    def tally(self, agent: int, start: int, n: int, tally: _Tally, cum: np.ndarray,
+              count: np.ndarray, gaps: np.ndarray | None, ranks: np.ndarray | None) -> None:
+        """Add an agent's steps ``start .. start + n - 1`` to ``tally``.
+
+        ``cum`` carries each run's regret from block to block. An optimal pull is one of rank 0
+        (no arm better), which is the same as a zero gap.
+        """
+        flat = self.flat[agent, :n]
+        gap = gaps[flat] if gaps is not None else self.gap[agent, :n]
+        rank = ranks[flat] if ranks is not None else self.rank[agent, :n]
         stop = start + n
-        tally.reward[start:stop] += self.reward[:n].sum(axis=1)
-        tally.optimal[start:stop] += np.count_nonzero(gap <= 0.0, axis=1)
-        running = np.cumsum(np.concatenate([cum[None], gap]), axis=0)[1:]  # run by run, in order
+        tally.reward[start:stop] += self.reward[agent, :n].sum(axis=1)
+        running = np.empty_like(gap)  # each run's regret, summed step by step in order
+        np.add(cum, gap[0], out=running[0])
+        for i in range(1, n):
+            np.add(running[i - 1], gap[i], out=running[i])
         cum[:] = running[-1]
         tally.regret[start:stop] += running.sum(axis=1)
         tally.regret_sq[start:stop] += np.einsum("ij,ij->i", running, running)
         by_rank = np.bincount((rank + self.arms * np.arange(n)[:, None]).ravel(),
-                              minlength=n * self.arms)
-        tally.by_rank[start:stop] += by_rank.reshape(n, self.arms)
+                              minlength=n * self.arms).reshape(n, self.arms)
+        tally.by_rank[start:stop] += by_rank
+        tally.optimal[start:stop] += by_rank[:, 0]
         count += np.bincount(flat.ravel(), minlength=count.size)
 
 

@@ -48,10 +48,6 @@ class Draws:
     def normal(self, *index: int) -> float:
         return self.pair(*index)[0]
 
-    def halves(self, *index: int) -> tuple[float, float]:
-        b = self.bits(*index)
-        return ((b >> 32) + 0.5) * 2.0**-32, ((b & LOW32) + 0.5) * 2.0**-32
-
 
 S = B.Stream
 
@@ -107,7 +103,7 @@ class LoopAgent:
             self.n, self.s = [0.0] * k, [0.0] * k
             self.mean, self.sd = [float(agent.prior_mean)] * k, [float(agent.prior_sd)] * k
         elif isinstance(agent, B.BetaThompson):
-            self.shape = [[float(agent.alpha)] * k, [float(agent.beta)] * k]
+            self.p, self.q = [float(agent.alpha)] * k, [float(agent.beta)] * k
         elif isinstance(agent, B.Gradient):
             self.h, self.pi, self.baseline = [0.0] * k, [1.0 / k] * k, 0.0
 
@@ -137,11 +133,7 @@ class LoopAgent:
                      for k in range(self.arms)]
             return first_argmax(theta)
         if isinstance(a, B.BetaThompson):
-            theta = []
-            for k in range(self.arms):
-                x = gamma(d, t, r, k, self.shape[0][k], side=0)
-                y = gamma(d, t, r, k, self.shape[1][k], side=1)
-                theta.append(x / (x + y))
+            theta = [beta(d, t, r, k, self.p[k], self.q[k]) for k in range(self.arms)]
             return first_argmax(theta)
         if isinstance(a, B.Gradient):
             top = max(self.h)
@@ -173,8 +165,8 @@ class LoopAgent:
             self.mean[arm] = (prior + self.s[arm] / a.noise_sd**2) / precision
             self.sd[arm] = 1.0 / float(np.sqrt(precision))
         elif isinstance(a, B.BetaThompson):
-            self.shape[0][arm] += reward
-            self.shape[1][arm] += 1.0 - reward
+            self.p[arm] += reward
+            self.q[arm] += 1.0 - reward
         elif isinstance(a, B.Gradient):
             if a.baseline:
                 self.baseline += (reward - self.baseline) / (t + 1.0)
@@ -183,26 +175,21 @@ class LoopAgent:
             self.h[arm] += step
 
 
-def gamma(draws: Draws, t: int, run: int, arm: int, shape: float, side: int) -> float:
-    """Marsaglia–Tsang with the race's draw scheme (see ``rlviz.bandits._gamma_pairs``)."""
-    k = shape + 1.0 if shape < 1.0 else shape
-    d = k - 1.0 / 3.0
-    c = 1.0 / float(np.sqrt(9.0 * d))
-    value = d
-    for j in range(B.GAMMA_ATTEMPTS):
-        z = draws.pair(S.SAMPLE, t, run, arm, 2 * j)[side]
-        u = draws.halves(S.SAMPLE, t, run, arm, 2 * j + 1)[side]
-        v = c * z + 1.0
-        v = v * v * v
-        z2 = z * z
-        if v > 0.0 and (u < z2 * z2 * -0.0331 + 1.0
-                        or float(np.log(u)) < 0.5 * z2 + d - d * v + d * float(np.log(v))):
-            value = d * v
-            break
-    if shape < 1.0:
-        u = draws.halves(S.SAMPLE, t, run, arm, 2 * B.GAMMA_ATTEMPTS)[side]
-        value *= float(np.float64(u) ** (1.0 / shape))
-    return value
+def beta(draws: Draws, t: int, run: int, arm: int, p: float, q: float) -> float:
+    """Cheng's BB/BC with the race's draw scheme (see ``rlviz.bandits._beta_draws``)."""
+    a = p + q
+    lam = float(np.sqrt((2.0 * p * q - a) / (a - 2.0))) if min(p, q) > 1.0 else min(p, q)
+    inv = 1.0 / lam
+    cinv = (p + lam) * inv
+    for j in range(B.BETA_ATTEMPTS):
+        b = draws.bits(S.SAMPLE, t, run, arm, j)
+        high, low = (b >> 32) + 0.5, (b & LOW32) + 0.5  # u1 = high / 2**32, u2 = low / 2**32
+        logit = float(np.log(high / (2.0**32 - high)))
+        log_z = float(np.log(high * high * low)) + (math.log(4.0) - 96.0 * math.log(2.0))
+        w = float(np.exp(logit * inv)) * p
+        if float(np.log(a / (q + w))) * a + logit * cinv >= log_z:
+            return w / (q + w)
+    return p / a
 
 
 # ------------------------------------------------------------------------------ the race

@@ -1,5 +1,6 @@
 """rlviz.bandits: random numbers, testbeds, agents, the vectorised race, bounds, book values."""
 
+import inspect
 import math
 
 import numpy as np
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from rlviz import bandits as B
-from tests.bandits_reference import Draws, mix, race_loop
+from tests.bandits_reference import Draws, beta, mix, race_loop
 
 S = B.Stream
 
@@ -104,6 +105,74 @@ def test_out_of_range_indices_are_rejected():
         noise.bits(S.REWARD, 0, 0, 0, 256)
 
 
+# ------------------------------------------------------------------------------ Beta sampler
+def beta_params(p: float, q: float, size: int) -> np.ndarray:
+    """``[5, size]`` rows ``p``, ``q`` and Cheng's constants, as ``BetaThompson`` keeps them."""
+    params = np.empty((5, size))
+    params[0], params[1] = p, q
+    params[2:] = B._beta_constants(params[0], params[1])
+    return params
+
+
+def draw(cells: np.ndarray, step: int, params: np.ndarray) -> np.ndarray:
+    """``_beta_draws`` at one step, attempt 0 included."""
+    logit, log_z = B._first_attempts(cells, step, 1)
+    return B._beta_draws(cells, step, params, logit[0], log_z[0])
+
+
+SHAPES = [(1.0, 1.0), (1.0, 6.0), (9.0, 1.0), (2.0, 3.0), (30.0, 70.0), (400.0, 600.0),
+          (1.5, 1.0001), (0.5, 0.5), (0.05, 2.0), (3.0, 0.2), (0.05, 1000.0)]
+
+
+@pytest.mark.parametrize(("p", "q"), SHAPES)
+def test_beta_draws_have_the_beta_distribution(p, q):
+    cells = B.Noise(0).cells(np.arange(5000), np.arange(4)[:, None])
+    params = beta_params(p, q, cells.size)
+    draws = np.concatenate([draw(cells, t, params) for t in range(5)])  # 100 000
+    assert np.all((draws > 0) & (draws <= 1))  # within 1e-16 of 1 rounds to 1
+    assert stats.kstest(draws, stats.beta(p, q).cdf).pvalue > 1e-3
+    mean, sd = p / (p + q), stats.beta(p, q).std()
+    assert abs(draws.mean() - mean) < 4 * sd / math.sqrt(draws.size)
+
+
+@pytest.mark.parametrize(("p", "q"), SHAPES)
+def test_cheng_envelope_lies_above_the_beta_density(p, q):
+    # An attempt is accepted when u2 <= r(u1), where r = f / (M g) is the Beta density over the
+    # scaled envelope. Exactness needs r <= 1 everywhere, so u2 just above 1 is never accepted;
+    # and the constants make the bound tight: r = 1 at the envelope's mode u1 = 1/2.
+    inv, cinv, a = B._beta_constants(np.array(p), np.array(q))
+    # Every u1 the draws can give: (h + 1/2) / 2**32 has |ln(u1 / (1 - u1))| < 22.9.
+    u1 = 1.0 / (1.0 + np.exp(-np.linspace(-22.9, 22.9, 400_001)))
+    logit = np.log(u1 / (1.0 - u1))
+    for u2, expected in ((1.0 + 1e-9, False), (1.0 - 1e-9, True)):
+        _, accepted = B._cheng_attempt(logit, np.log(4.0 * u1 * u1 * u2), p, q, inv, cinv, a)
+        assert accepted[200_000] == expected  # u1 = 1/2
+        if not expected:
+            assert not accepted.any()
+
+
+@pytest.mark.parametrize(("p", "q"), [(1.0, 1000.0), (0.05, 1000.0), (20.0, 30.0)])
+def test_beta_draws_equal_the_scalar_sampler_draw_for_draw(p, q):
+    # Low acceptance (0.3-0.7) sends cells through several rounds of further attempts.
+    runs, arms, step = 700, 3, 17
+    cells = B.Noise(5).cells(np.arange(runs), np.arange(arms)[:, None])
+    draws = draw(cells, step, beta_params(p, q, cells.size)).reshape(arms, runs)
+    scalar = Draws(5)
+    for arm in range(arms):
+        for run in range(runs):
+            assert draws[arm, run] == beta(scalar, step, run, arm, p, q)
+
+
+def test_a_beta_draw_rejected_every_time_is_the_posterior_mean(monkeypatch):
+    monkeypatch.setattr(B, "BETA_ATTEMPTS", 2)
+    cells = B.Noise(1).cells(np.arange(3000))
+    draws = draw(cells, 4, beta_params(0.05, 1000.0, cells.size))
+    fallback = draws == 0.05 / 1000.05
+    assert 0.3 < fallback.mean() < 0.7  # acceptance is about 0.3 per attempt
+    scalar = Draws(1)
+    assert all(draws[r] == beta(scalar, 4, r, 0, 0.05, 1000.0) for r in range(0, 3000, 7))
+
+
 # ------------------------------------------------------------------------------ testbeds
 def test_gaussian_testbed_draws_the_book_distribution():
     means = B.GaussianTestbed(arms=10, mean=4.0, spread=1.0).initial_means(
@@ -163,6 +232,7 @@ def test_bad_testbeds_are_clear_messages(make, match):
         (lambda: B.GaussianThompson(prior_sd=0.0), "positive"),
         (lambda: B.GaussianThompson(noise_sd=-1.0), "positive"),
         (lambda: B.BetaThompson(alpha=0.0), "positive"),
+        (lambda: B.BetaThompson(beta=0.01), "at least 0.05"),
         (lambda: B.Gradient(alpha=0.0), "positive"),
     ],
 )
@@ -216,6 +286,52 @@ def test_bad_race_arguments_are_clear_messages(kwargs, match):
             "seed": 0} | kwargs
     with pytest.raises(ValueError, match=match):
         B.race(args.pop("agents"), args.pop("testbed"), **args)
+
+
+# ------------------------------------------------------------------------------ cost estimate
+def agent_classes(cls=B.Agent):
+    for sub in cls.__subclasses__():
+        yield from ([] if inspect.isabstract(sub) else [sub])
+        yield from agent_classes(sub)
+
+
+def test_every_racer_and_testbed_declares_its_cost():
+    classes = list(agent_classes())
+    assert {c.__name__ for c in classes} >= {"EpsilonGreedy", "Optimistic", "UCB",
+                                             "GaussianThompson", "BetaThompson", "Gradient"}
+    for cls in classes:
+        assert len(cls.cost) == 3 and min(cls.cost) > 0, cls
+    assert B.RandomWalkTestbed.cost > B.GaussianTestbed.cost == (0.0, 0.0, 0.0)
+
+
+def test_race_seconds_adds_up_the_costs():
+    testbed, steps = B.BernoulliTestbed(arms=4), 7
+    runs = B.CHUNK_CELLS // 4 + 1  # two chunks of runs
+    costs = zip(B.RACE_COST, B.UCB.cost, B.Gradient.cost, strict=True)
+    step, run, cell = (sum(parts) for parts in costs)
+    expected = steps * (2 * step + runs * run + runs * 4 * cell)
+    got = B.race_seconds([B.UCB(), B.Gradient()], testbed, runs=runs, steps=steps)
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("grow", ["runs", "steps", "arms", "racers", "testbed"])
+def test_race_seconds_grows_with_every_size(grow):
+    args = {"agents": [B.EpsilonGreedy(0.1)], "testbed": B.GaussianTestbed(arms=5),
+            "runs": 100, "steps": 100}
+    bigger = dict(args) | {
+        "runs": {"runs": 200}, "steps": {"steps": 200},
+        "arms": {"testbed": B.GaussianTestbed(arms=6)},
+        "racers": {"agents": [B.EpsilonGreedy(0.1), B.EpsilonGreedy(0.1)]},
+        "testbed": {"testbed": B.RandomWalkTestbed(arms=5)},
+    }[grow]
+    assert B.race_seconds(**bigger) > B.race_seconds(**args)
+
+
+def test_race_seconds_refuses_what_race_refuses():
+    with pytest.raises(ValueError, match="Bernoulli"):
+        B.race_seconds([B.BetaThompson()], B.GaussianTestbed(), runs=2, steps=2)
+    with pytest.raises(ValueError, match="runs"):
+        B.race_seconds([B.UCB()], B.GaussianTestbed(), runs=0, steps=2)
 
 
 # ------------------------------------------------------------------------------ vectorised = loop
@@ -279,10 +395,13 @@ def test_every_racer_faces_the_same_problems_and_rewards():
     assert result.labels == ["ε-greedy ε=0.1", "ε-greedy ε=0.1 (2)"]
 
 
-def test_chunking_does_not_change_the_result(monkeypatch):
-    testbed, agents = LINEUPS["random_walk"]
+@pytest.mark.parametrize("lineup", ["random_walk", "bernoulli_fixed"])
+def test_chunking_does_not_change_the_result(monkeypatch, lineup):
+    testbed, agents = LINEUPS[lineup]
     whole = B.race(agents, testbed, runs=30, steps=60, seed=1)
     monkeypatch.setattr(B, "CHUNK_CELLS", 7 * testbed.arms)
+    monkeypatch.setattr(B, "BLOCK_CELLS", 50)  # Thompson's first attempts: 1 or 2 steps at once
+    monkeypatch.setattr(B, "STEP_BLOCK", 16)
     chunked = B.race(agents, testbed, runs=30, steps=60, seed=1)
     np.testing.assert_array_equal(whole.counts, chunked.counts)
     np.testing.assert_allclose(whole.regret, chunked.regret, rtol=1e-12)

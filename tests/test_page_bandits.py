@@ -120,6 +120,8 @@ def test_the_bounds_lesson_is_the_bernoulli_race():
         ({"testbed": "bernoulli", "probs": "0.9, lots"}, "'lots' is not a probability"),
         ({"testbed": "bernoulli", "probs": " , "}, "at least one success probability"),
         ({"runs": "2000", "steps": "10000"}, "more than this page races live"),
+        ({"runs": "2000", "steps": "1000", "racers": ALL_RACERS, "testbed": "bernoulli",
+          "probs": ", ".join(["0.5"] * 60)}, "60 arms, 8 racers) is more than this page"),
         ({"racers": ""}, "Choose at least one racer"),
     ],
 )
