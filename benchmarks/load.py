@@ -203,15 +203,39 @@ class Session:
         return out
 
 
+class Arrivals:
+    """Lets every session wait until all have loaded their page (or given up).
+
+    The steady state starts when the whole class is in: slider moves measured while other
+    sessions are still loading would time the opening rush, which is reported separately.
+    """
+
+    def __init__(self, expected: int):
+        self.expected = expected
+        self.arrived = 0
+        self.all_in = asyncio.Event()
+
+    def arrive(self) -> None:
+        self.arrived += 1
+        if self.arrived >= self.expected:
+            self.all_in.set()
+
+
 async def browse(base_url: str, page: str, duration: float, interval: float, seed: int,
-                 stats: SessionStats, burst: bool = False, explore: bool = False) -> None:
+                 stats: SessionStats, burst: bool = False, explore: bool = False,
+                 arrivals: Arrivals | None = None) -> None:
     """One session: open the page, then move a slider every ``interval`` seconds."""
     rng = random.Random(seed)
+    arrivals = arrivals or Arrivals(1)
+    arrived = False
     try:
         async with Session(base_url, page, stats) as session:
             stats.first_run = await session.run()
+            arrivals.arrive()
+            arrived = True
             if stats.failures:
                 return
+            await arrivals.all_in.wait()
             end = time.perf_counter() + duration
             await asyncio.sleep(rng.uniform(0, interval))
             while time.perf_counter() < end and session.sliders and not stats.failures:
@@ -231,6 +255,9 @@ async def browse(base_url: str, page: str, duration: float, interval: float, see
                 await asyncio.sleep(max(0.0, interval + rng.uniform(-0.2, 0.2)))
     except (OSError, websockets.WebSocketException) as err:
         stats.failures.append(f"{type(err).__name__}: {err}")
+    finally:
+        if not arrived:
+            arrivals.arrive()
 
 
 # ---------------------------------------------------------------- the server and its process
@@ -341,10 +368,12 @@ def available_pages() -> list[str]:
 async def concurrent(base_url: str, pages: Sequence[str], sessions: int, duration: float,
                      interval: float, burst: bool = False,
                      explore: bool = False) -> list[SessionStats]:
+    """``sessions`` sessions spread over ``pages``; once all are in, ``duration`` s of moves."""
     stats = [SessionStats(pages[i % len(pages)]) for i in range(sessions)]
+    arrivals = Arrivals(sessions)
     await asyncio.gather(*(
         browse(base_url, s.page, duration, interval, seed=i, stats=s, burst=burst,
-               explore=explore)
+               explore=explore, arrivals=arrivals)
         for i, s in enumerate(stats)
     ))
     return stats
@@ -407,6 +436,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--pages", default="all", help="comma-separated url paths, or 'all'")
     ap.add_argument("--workers", type=int, default=1,
                     help="serve through nginx with this many rlviz processes (deploy/serve_class)")
+    ap.add_argument("--no-steady", action="store_true",
+                    help="skip the steady scenario (run only the ones asked for below)")
     ap.add_argument("--burst", action="store_true", help="also run the rapid-burst scenario")
     ap.add_argument("--explore", action="store_true",
                     help="also run sessions that wander over random sliders (cold computations)")
@@ -437,10 +468,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.warmup > 0:
             asyncio.run(concurrent(base_url, pages, args.sessions, args.warmup, args.interval))
-        with Sampler(pids) as sampler:
-            stats = asyncio.run(concurrent(base_url, pages, args.sessions, args.duration,
-                                           args.interval))
-        rows.append(summarise("steady", stats, sampler))
+        if not args.no_steady:
+            with Sampler(pids) as sampler:
+                stats = asyncio.run(concurrent(base_url, pages, args.sessions, args.duration,
+                                               args.interval))
+            rows.append(summarise("steady", stats, sampler))
         if args.explore:
             with Sampler(pids) as sampler:
                 stats = asyncio.run(concurrent(base_url, pages, args.sessions, args.duration,
