@@ -503,40 +503,63 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def rss_growth(base_url: str, pages: Sequence[str], pids: Sequence[int], reruns: int,
-               runner=asyncio.run) -> dict:
-    """RSS before and after ``reruns`` slider moves, after a warm-up of the same work."""
+               runner=asyncio.run, every: int = 50) -> dict:
+    """The server's memory over ``reruns`` slider moves, after a warm-up of the same work.
 
+    One session per page stays open throughout, moving its slider back and forth (sessions
+    coming and going are the waves' scenario). The server's RSS is read after every ``every``
+    reruns. A single reading wanders by some 20 MB with what the allocator happens to be holding
+    at that moment, so growth is measured as the rise of the floor: the lowest reading in the
+    last third minus the lowest in the first third. A leak lifts every reading; noise does not.
+    """
     pages = [p for p in pages if p] or list(pages)  # the home page has no slider to move
+    stats = [SessionStats(page) for page in pages]
+    readings: list[float] = []
 
-    async def drive(n: int) -> SessionStats:
-        sessions = 4
-        per = max(n // sessions, 1)
-        stats = [SessionStats(pages[i % len(pages)]) for i in range(sessions)]
+    def rss() -> float:
+        return sum(proc_status(p)[0] for p in pids)
 
-        async def one(i: int, s: SessionStats) -> None:
-            rng = random.Random(i)
-            async with Session(base_url, s.page, s) as session:
+    async def drive() -> None:
+        rngs = [random.Random(i) for i in range(len(stats))]
+        sessions = [Session(base_url, s.page, s) for s in stats]
+        for session in sessions:
+            await session.__aenter__()
+        try:
+            for session in sessions:
                 await session.run()
-                for _ in range(per):
-                    if not session.sliders:
-                        break
-                    latency = await session.run(widgets=session.nudge(rng))
-                    if latency == latency:
-                        s.latencies.append(latency)
 
-        await asyncio.gather(*(one(i, s) for i, s in enumerate(stats)))
-        return stats
+            async def moves(i: int, n: int, record: bool) -> None:
+                session = sessions[i]
+                for _ in range(n):
+                    if not session.sliders or stats[i].failures:
+                        return
+                    latency = await session.run(widgets=session.nudge(rngs[i]))
+                    if record and latency == latency:
+                        stats[i].latencies.append(latency)
 
-    runner(drive(reruns // 2))  # warm-up: caches, imports, allocator pools
-    time.sleep(1.0)
-    before = sum(proc_status(p)[0] for p in pids)
-    stats = runner(drive(reruns))
-    time.sleep(1.0)
-    after = sum(proc_status(p)[0] for p in pids)
+            per_chunk = max(every // len(sessions), 1)
+            warm_chunks = max(reruns // 2 // every, 1)
+            for chunk in range(warm_chunks + max(reruns // every, 3)):
+                record = chunk >= warm_chunks
+                await asyncio.gather(*(moves(i, per_chunk, record) for i in range(len(sessions))))
+                await asyncio.sleep(0.5)
+                if record:
+                    readings.append(rss())
+        finally:
+            for session in sessions:
+                await session.__aexit__(None, None, None)
+
+    try:
+        runner(drive())
+    except (OSError, websockets.WebSocketException) as err:
+        stats[0].failures.append(f"{type(err).__name__}: {err}")
     row = summarise(f"{reruns} reruns after warm-up", stats, None)
-    row["rss_before_mb"] = before
-    row["rss_after_mb"] = after
-    row["rss_growth_mb"] = after - before
+    third = max(len(readings) // 3, 1)
+    if readings:
+        row["rss_first_mb"] = min(readings[:third])
+        row["rss_last_mb"] = min(readings[-third:])
+        row["rss_growth_mb"] = row["rss_last_mb"] - row["rss_first_mb"]
+        row["rss_range_mb"] = [min(readings), max(readings)]
     return row
 
 
