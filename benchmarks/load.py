@@ -559,7 +559,7 @@ def rss_growth(base_url: str, pages: Sequence[str], pids: Sequence[int], reruns:
         row["rss_first_mb"] = min(readings[:third])
         row["rss_last_mb"] = min(readings[-third:])
         row["rss_growth_mb"] = row["rss_last_mb"] - row["rss_first_mb"]
-        row["rss_range_mb"] = [min(readings), max(readings)]
+        row["rss_readings_mb"] = [round(x) for x in readings]
     return row
 
 
