@@ -19,7 +19,7 @@ from tests.conftest import DEMO, open_panels
 from tests.fuzz import JUNK, check_run, strategy
 
 WRITTEN = [p for p in catalog.PAGES if p.exists]
-WIDGET_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_WIDGETS", "150"))
+WIDGET_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_WIDGETS", "200"))
 LINK_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_LINKS", "50"))
 
 
