@@ -28,6 +28,11 @@ def compute(shape, mu, sigma, sep, weights, v_min, v_max, n_atoms, reward, gamma
     return dist.walkthrough(p, reward=reward, gamma=gamma, done=done, support=z)
 
 
+@ui.cached_figures()
+def panels(inputs, atom, naive):
+    return figs.projection_panels(compute(*inputs), atom=atom, show_naive=naive)
+
+
 def preset(**values):
     st.session_state.update({f"c51.{k}": v for k, v in values.items()})
 
@@ -69,8 +74,9 @@ with ui.page("c51", intro=INTRO) as page:
     ], container=st.sidebar.expander("Support z", expanded=True))
 
     weights = tuple(table.weights["w"])
-    w = compute(shape, s.mu, s.sigma, s.sep, weights, sup.v_min, sup.v_max, sup.atoms,
-                p.r, p.gamma, p.done)
+    inputs = (shape, s.mu, s.sigma, s.sep, weights, sup.v_min, sup.v_max, sup.atoms,
+              p.r, p.gamma, p.done)
+    w = compute(*inputs)
     copy_slot.button(
         "Edit this shape as custom weights", icon=":material/edit:", disabled=custom,
         key=page.key("_to_custom"),
@@ -96,7 +102,7 @@ with ui.page("c51", intro=INTRO) as page:
     j = page.controls([ui.IntSlider(
         name="atom", label="Follow atom j through the three panels", min=0,
         max=w.n_atoms - 1, value=default_atom)], container=st.container()).atom
-    fig = figs.projection_panels(w, atom=j, show_naive=p.naive)
+    fig = panels(inputs, j, p.naive)
     ui.chart(fig, key="c51.panels")
 
     st.markdown(figs.atom_story(w, j))

@@ -38,6 +38,36 @@ def grid_exact(name, epsilon, size, gamma, slip, steps, init_std, seed, index):
     return res.fixed_point_gap(0), res.fixed_point_gap(index)
 
 
+@ui.cached_figures()
+def view_figures(one, args, i, alpha_txt):
+    """Every figure of one view, built once per setting and shared (read-only)."""
+    res = one_state(*args) if one else grid(*args)
+    unit = "reward" if one else "return"
+    if one:
+        figures = {"q_vs_action": figs.one_state(res, i, fixed_point=args[6] == "table")}
+    else:
+        rows, width = res.problem.mdp.grid.shape
+        height = 300 if width >= 2 * rows else 460  # wide grids stack, squarer ones sit in a row
+        zr = figs.error_range(res, (0, i))
+        figures = {
+            "data": figs.grid_data(res),
+            "naive": figs.grid_learner(res, 0, role="naive", zrange=zr,
+                                       title="Naive: Q̂ − Q* where it acts"),
+            "cql": figs.grid_learner(res, i, role="cql", zrange=zr,
+                                     title=f"CQL, {alpha_txt}: Q̂ − Q* where it acts"),
+        }
+        for fig in figures.values():
+            fig.update_layout(height=height)
+    figures["return_vs_alpha"] = figs.return_vs_alpha(
+        res.training.alphas, res.true_return, chosen=i, naive=res.true_return[0],
+        behaviour=res.behaviour_return, optimal=res.optimal_return, value_label=unit)
+    figures["error_vs_alpha"] = figs.error_vs_alpha(
+        res.training.alphas, *res.error_split(), chosen=i, truth_label="r" if one else "Q*")
+    figures["training"] = figs.training_curves(res.training, i, res.return_history,
+                                               value_label=unit)
+    return figures
+
+
 with ui.page("cql", intro=INTRO) as page:
     v = page.controls([ui.Choice(name="view", label="Problem", options=list(VIEWS),
                                  value="one_state", labels=VIEWS, widget="segmented")])
@@ -84,14 +114,15 @@ with ui.page("cql", intro=INTRO) as page:
     i = offline.ALPHAS.index(p.alpha)
     alpha_txt = f"α = {p.alpha:g}"
     o_args = (p.curve, p.actions, p.coverage, p.centre, p.noise, p.size)
-    o = one_state(*o_args, p.model if one else "table", steps if one else None, p.init, p.seed)
+    o_full = (*o_args, p.model if one else "table", steps if one else None, p.init, p.seed)
+    o = one_state(*o_full)
     if one:
-        res, unit = o, "reward"
-        fig_main = figs.one_state(o, i, fixed_point=p.model == "table")
+        args, res = o_full, o
     else:
         g_args = (p.grid, p.epsilon, p.size, p.gamma, p.slip)
-        res = grid(*g_args, p.model, steps, p.init, p.seed)
-        unit = "return"
+        args = (*g_args, p.model, steps, p.init, p.seed)
+        res = grid(*args)
+    figures = view_figures(one, args, i, alpha_txt)
     cols = st.columns(4)
     cols[0].metric("Naive policy really earns", f"{res.true_return[0]:.3f}")
     cols[1].metric(f"CQL policy ({alpha_txt}) really earns", f"{res.true_return[i]:.3f}",
@@ -99,37 +130,20 @@ with ui.page("cql", intro=INTRO) as page:
     cols[2].metric("Behaviour policy earns", f"{res.behaviour_return:.3f}")
     cols[3].metric("Best possible", f"{res.optimal_return:.3f}")
     if one:
-        ui.chart(fig_main, key="cql.fig.one_state")
-        figures = {"q_vs_action": fig_main}
+        ui.chart(figures["q_vs_action"], key="cql.fig.one_state")
     else:
         rows, width = res.problem.mdp.grid.shape
-        wide = width >= 2 * rows  # wide grids stack; squarer ones sit side by side
-        fig_data = figs.grid_data(res)
-        zr = figs.error_range(res, (0, i))
-        fig_naive = figs.grid_learner(res, 0, role="naive", zrange=zr,
-                                      title="Naive: Q̂ − Q* where it acts")
-        fig_cql = figs.grid_learner(res, i, role="cql", zrange=zr,
-                                    title=f"CQL, {alpha_txt}: Q̂ − Q* where it acts")
+        wide = width >= 2 * rows
         places = [st.container()] * 3 if wide else st.columns(3, gap="small")
-        for place, key, fig in zip(places, ("data", "naive", "cql"),
-                                   (fig_data, fig_naive, fig_cql), strict=True):
+        for place, key in zip(places, ("data", "naive", "cql"), strict=True):
             with place:
-                ui.chart(fig, key=f"cql.fig.grid_{key}", height=300 if wide else 460)
-        figures = {"data": fig_data, "naive": fig_naive, "cql": fig_cql}
+                ui.chart(figures[key], key=f"cql.fig.grid_{key}")
     left, right = st.columns(2, gap="medium")
-    fig_alpha = figs.return_vs_alpha(
-        res.training.alphas, res.true_return, chosen=i, naive=res.true_return[0],
-        behaviour=res.behaviour_return, optimal=res.optimal_return, value_label=unit)
-    fig_split = figs.error_vs_alpha(res.training.alphas, *res.error_split(), chosen=i,
-                                    truth_label="r" if one else "Q*")
-    fig_train = figs.training_curves(res.training, i, res.return_history, value_label=unit)
     with left:
-        ui.chart(fig_alpha, key="cql.fig.alpha")
+        ui.chart(figures["return_vs_alpha"], key="cql.fig.alpha")
     with right:
-        ui.chart(fig_split, key="cql.fig.split")
-    ui.chart(fig_train, key="cql.fig.training")
-    figures |= {"return_vs_alpha": fig_alpha, "error_vs_alpha": fig_split,
-                "training": fig_train}
+        ui.chart(figures["error_vs_alpha"], key="cql.fig.split")
+    ui.chart(figures["training"], key="cql.fig.training")
 
     if one:
         page.read_it(

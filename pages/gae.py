@@ -53,6 +53,19 @@ def study(walk: int, gamma: float, bias: float, noise: float, episodes: int, see
         critic_bias=bias, critic_noise=noise, n_episodes=episodes, seed=seed)
 
 
+@ui.cached_figures()
+def trajectory_figures(table: tuple, last_value: float, gamma: float, lam: float, step: int,
+                       as_terminal: bool):
+    b, flagged = explain(table, last_value, gamma, lam, step, as_terminal)
+    return figs.advantages_figure(b, flagged=flagged), figs.weights_figure(b)
+
+
+@ui.cached_figures()
+def study_figures(args: tuple, lam: float):
+    res, mine = study(*args, GRID), study(*args, (lam,))
+    return figs.study_figure(res, chosen=mine), figs.critic_figure(res)
+
+
 with ui.page("gae", intro=INTRO) as page:
     p = page.controls([
         ui.FloatSlider(name="lam", label="λ (GAE)", min=0.0, max=1.0, value=0.95, step=0.01),
@@ -107,7 +120,8 @@ with ui.page("gae", intro=INTRO) as page:
     step = min(s.step, max(rows - 1, 0))
     table = tuple(tuple(q.traj[c.name]) for c in COLUMNS)
     b, flagged = explain(table, last.v_last, p.gamma, p.lam, step, p.as_terminal)
-    fig_adv = figs.advantages_figure(b, flagged=flagged)
+    fig_adv, fig_w = trajectory_figures(table, last.v_last, p.gamma, p.lam, step,
+                                        p.as_terminal)
     with adv_box:
         ui.chart(fig_adv, key="gae.advantages")
         if flagged is not None:
@@ -115,7 +129,6 @@ with ui.page("gae", intro=INTRO) as page:
             st.caption(f"Reading the truncations as terminations moves the advantages by up to "
                        f"{change:.4f}: diamonds show the correct, bootstrapped values.")
 
-    fig_w = figs.weights_figure(b)
     with weights_box:
         ui.chart(fig_w, key="gae.weights")
 
@@ -125,7 +138,7 @@ with ui.page("gae", intro=INTRO) as page:
     st.caption(f"{res.n_episodes:,} episodes, {res.n_steps:,} steps. Error of each step's GAE "
                "against the true advantage Q(s_t, a_t) − V̂(s_t), averaged over (s, a).")
     c1, c2 = st.columns([3, 2], gap="large")
-    fig_study, fig_critic = figs.study_figure(res, chosen=mine), figs.critic_figure(res)
+    fig_study, fig_critic = study_figures(args, p.lam)
     with c1:
         ui.chart(fig_study, key="gae.study")
     with c2:
