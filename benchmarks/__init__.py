@@ -81,17 +81,26 @@ def measure(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def page_rerun(slug: str, *, budget: float = 0.150, repeat: int = 5) -> None:
-    """Register the warm rerun of a page at its defaults (cache hit), timed through AppTest."""
+    """Register the warm rerun of a page at its defaults (cache hit), timed through AppTest.
+
+    The home page runs through ``app.py`` (its cards link into the navigation declared there).
+    A page that fails, or shows the error boundary's message, is reported, not timed.
+    """
     from streamlit.testing.v1 import AppTest
 
+    from rlviz.ui.chrome import FRIENDLY_ERROR
+
+    script = ROOT / "app.py" if slug == "home" else ROOT / "pages" / f"{slug}.py"
     state: dict[str, Any] = {}
 
     def rerun() -> None:
         if "at" not in state:
-            at = AppTest.from_file(str(ROOT / "pages" / f"{slug}.py"), default_timeout=120)
+            at = AppTest.from_file(str(script), default_timeout=120)
             at.run()
             if at.exception:
                 raise RuntimeError(f"page {slug} raised: {at.exception[0].message}")
+            if any(FRIENDLY_ERROR in e.value for e in at.error):
+                raise RuntimeError(f"page {slug} hit an unexpected error (see the log)")
             state["at"] = at
         state["at"].run()
 

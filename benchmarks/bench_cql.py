@@ -40,18 +40,18 @@ def table_batched():
     return offline.train_table(_DATA, offline.ALPHAS, steps=2000, lr=0.5, momentum=0.9)
 
 
-@case("worst capped case: four rooms, MLP, 20k transitions, 2000 steps", group="cql",
+@case("worst capped case: four rooms, MLP, 20k transitions, 1500 steps", group="cql",
       budget=2.0, repeat=1, note="the page shows a spinner while it computes")
 def worst_grid():
     return offline.grid_experiment("four_rooms", epsilon=1.0, size=20_000, gamma=0.99, slip=0.3,
-                                   model="mlp", steps=2000)
+                                   model="mlp", steps=1500)
 
 
-@case("worst capped case: one state, 201 actions, MLP, 2000 steps", group="cql", budget=2.0,
+@case("worst capped case: one state, 201 actions, MLP, 1500 steps", group="cql", budget=2.0,
       repeat=1)
 def worst_one_state():
     return offline.one_state_experiment(n_actions=201, coverage=1.0, size=20_000, model="mlp",
-                                        steps=2000)
+                                        steps=1500)
 
 
 page_rerun("cql")
