@@ -22,6 +22,7 @@ import os
 import random
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -124,10 +125,12 @@ class Session:
                     self._on_delta(msg)
                 elif kind == "script_finished":
                     self.stats.executed += 1
-                    self._status = msg.script_finished
                     if msg.script_finished == FINISHED.FINISHED_EARLY_FOR_RERUN:
+                        # Cut short by a newer request, whose own end is still to come (and
+                        # must not be overwritten by this one if it has already arrived).
                         self.stats.interrupted += 1
                     else:
+                        self._status = msg.script_finished
                         self._finished.set()
         except websockets.ConnectionClosed as err:
             self.stats.failures.append(f"connection closed: {err}")
@@ -508,9 +511,10 @@ def rss_growth(base_url: str, pages: Sequence[str], pids: Sequence[int], reruns:
 
     One session per page stays open throughout, moving its slider back and forth (sessions
     coming and going are the waves' scenario). The server's RSS is read after every ``every``
-    reruns. A single reading wanders by some 20 MB with what the allocator happens to be holding
-    at that moment, so growth is measured as the rise of the floor: the lowest reading in the
-    last third minus the lowest in the first third. A leak lifts every reading; noise does not.
+    reruns. A single reading wanders by up to 30 MB with what is in flight and what the
+    allocator happens to hold at that moment, so growth is measured between averages: the mean
+    reading over the last third of the run minus the mean over the first third. A leak lifts
+    every reading; the wander averages out.
     """
     pages = [p for p in pages if p] or list(pages)  # the home page has no slider to move
     stats = [SessionStats(page) for page in pages]
@@ -556,8 +560,8 @@ def rss_growth(base_url: str, pages: Sequence[str], pids: Sequence[int], reruns:
     row = summarise(f"{reruns} reruns after warm-up", stats, None)
     third = max(len(readings) // 3, 1)
     if readings:
-        row["rss_first_mb"] = min(readings[:third])
-        row["rss_last_mb"] = min(readings[-third:])
+        row["rss_first_mb"] = statistics.fmean(readings[:third])
+        row["rss_last_mb"] = statistics.fmean(readings[-third:])
         row["rss_growth_mb"] = row["rss_last_mb"] - row["rss_first_mb"]
         row["rss_readings_mb"] = [round(x) for x in readings]
     return row

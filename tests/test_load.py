@@ -83,8 +83,9 @@ def test_memory_stays_flat_over_many_reruns(server):
     """After a warm-up, 600 more reruns of the same views do not lift the server's memory.
 
     Single RSS readings wander by up to 30 MB with what is in flight and what the allocator
-    holds, so this short form bounds the rise of the lowest reading at 30 MB: a leak of
-    100 KB per rerun (60 MB here) fails it. The README gives the long runs' figures."""
+    holds; growth is the mean reading of the last third minus that of the first third, and
+    this short form bounds it at 30 MB: a leak of 100 KB per rerun (40 MB between the thirds'
+    middles here) fails it. The README gives the long runs' figures."""
     url, pid = server
     row = load.rss_growth(url, PAGES, [pid], 600, runner=run)
     print(row)
