@@ -176,6 +176,10 @@ _PNG_LOCK = threading.Lock()
 DECLARED: dict[str, dict[str, Control]] = {}
 """The controls each page declared on its latest run, by page slug then name (for tests)."""
 
+SHOWN: dict[str, tuple[Callable | type, ...]] = {}
+"""What each page's "The code that ran" panel showed on its latest run, by page slug (for the
+test that proves every shown function was called by the computation)."""
+
 
 def _one_torch_thread() -> None:
     """Serve torch pages with one intra-op thread per process.
@@ -442,7 +446,12 @@ class Page:
                 st.latex(latex)
 
     def source(self, *objects: Callable | type) -> None:
-        """The exact rlviz source that produced this view (``inspect.getsource``)."""
+        """The exact rlviz source that produced this view (``inspect.getsource``).
+
+        List the algorithm's readable step first, engine plumbing after. Every object shown must
+        be called by the computation that drew the view: a test per page proves it.
+        """
+        SHOWN[self.slug] = tuple(objects)
         box = self._panel("The code that ran", ":material/code:", "source")
         if box is None:
             return

@@ -1,0 +1,77 @@
+"""Proof that "The code that ran" is code that ran.
+
+``unrun_shown_code(page_file)`` runs a page once with Streamlit's caches cleared and a profiler
+recording every Python function entered (in all threads: AppTest runs the script in its own
+thread), then returns the names of the objects the page's code panel showed that were never
+entered. A class counts as run when any function defined in its body ran (its ``__init__``, a
+method, a property).
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import threading
+from pathlib import Path
+from types import CodeType
+
+import streamlit as st
+
+from rlviz.ui.chrome import SHOWN
+from tests.conftest import run_page
+
+__all__ = ["shown_and_called", "unrun_shown_code"]
+
+
+def _codes_of(obj) -> set[CodeType]:
+    if inspect.isclass(obj):
+        codes: set[CodeType] = set()
+        for value in vars(obj).values():
+            if isinstance(value, staticmethod | classmethod):
+                value = value.__func__
+            if isinstance(value, property):
+                codes |= {f.__code__ for f in (value.fget, value.fset) if f is not None}
+            elif inspect.isfunction(value):
+                codes.add(value.__code__)
+        return codes
+    fn = inspect.unwrap(obj)
+    return {fn.__code__} if hasattr(fn, "__code__") else set()
+
+
+def _name(obj) -> str:
+    fn = inspect.unwrap(obj)
+    return f"{fn.__module__}.{fn.__qualname__}"
+
+
+def shown_and_called(
+    page_file: Path | str, slug: str, *, query: dict[str, str] | None = None
+) -> tuple[tuple, set[CodeType]]:
+    """Run the page once, from cold caches; return what it showed and every code object entered."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    SHOWN.pop(slug, None)
+    called: set[CodeType] = set()
+
+    def profile(frame, event, _arg):
+        if event == "call":
+            called.add(frame.f_code)
+
+    threading.setprofile(profile)
+    sys.setprofile(profile)
+    try:
+        at = run_page(page_file, query=query, timeout=300)
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    assert not at.exception, [e.message for e in at.exception]
+    assert slug in SHOWN, f"page {slug} showed no code panel"
+    return SHOWN[slug], called
+
+
+def unrun_shown_code(
+    page_file: Path | str, slug: str, *, query: dict[str, str] | None = None
+) -> list[str]:
+    """Names of the objects the page's code panel shows that its computation never entered."""
+    shown, called = shown_and_called(page_file, slug, query=query)
+    assert shown, f"page {slug}'s code panel shows nothing"
+    return [_name(obj) for obj in shown if not (_codes_of(obj) & called)]
