@@ -17,12 +17,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SECTIONS = (
     "Dynamic programming",
+    "Prediction",
     "TD control",
+    "Off-policy learning",
+    "Function approximation",
     "Bandits",
+    "Exploration",
     "Policy gradients",
     "Planning",
     "Distributional RL",
     "Offline RL",
+    "LLM alignment",
 )
 
 
@@ -84,6 +89,14 @@ PAGES: tuple[PageInfo, ...] = (
         "settle long before the values do.",
     ),
     PageInfo(
+        slug="multistep_td",
+        title="n-step TD and TD(λ)",
+        section="Prediction",
+        icon=":material/linear_scale:",
+        teaches="Between one-step TD and Monte Carlo, an intermediate n or λ learns fastest; "
+        "forward and backward views make the same updates.",
+    ),
+    PageInfo(
         slug="cliff_td",
         title="Q-learning vs SARSA",
         section="TD control",
@@ -92,12 +105,52 @@ PAGES: tuple[PageInfo, ...] = (
         "on-policy SARSA walks the safe path and earns more online.",
     ),
     PageInfo(
+        slug="max_bias",
+        title="Maximization bias",
+        section="TD control",
+        icon=":material/trending_flat:",
+        teaches="The max of noisy estimates is biased upward, so Q-learning prefers a bad "
+        "action at first; Double Q-learning's two tables remove the bias.",
+    ),
+    PageInfo(
+        slug="importance_sampling",
+        title="Importance sampling",
+        section="Off-policy learning",
+        icon=":material/balance:",
+        teaches="Ordinary importance sampling is unbiased but can have infinite variance; the "
+        "weighted estimator trades a little bias for a stable answer.",
+    ),
+    PageInfo(
+        slug="deadly_triad",
+        title="The deadly triad",
+        section="Function approximation",
+        icon=":material/warning:",
+        teaches="Off-policy sampling, bootstrapping and function approximation together can "
+        "diverge; remove any one and learning is stable.",
+    ),
+    PageInfo(
         slug="bandits",
         title="Bandit regret races",
         section="Bandits",
         icon=":material/casino:",
         teaches="Exploration costs regret: ε-greedy's grows linearly while UCB and Thompson "
         "sampling bend toward the logarithmic lower bound.",
+    ),
+    PageInfo(
+        slug="exploration",
+        title="Deep exploration",
+        section="Exploration",
+        icon=":material/explore:",
+        teaches="Dithering needs exponentially many episodes to find a distant reward; optimism "
+        "and posterior sampling find it in polynomially many.",
+    ),
+    PageInfo(
+        slug="policy_gradient",
+        title="REINFORCE and baselines",
+        section="Policy gradients",
+        icon=":material/trending_up:",
+        teaches="A baseline leaves the policy gradient unbiased and cuts its variance; a critic "
+        "cuts it further at the price of bias.",
     ),
     PageInfo(
         slug="ppo_clip",
@@ -114,6 +167,14 @@ PAGES: tuple[PageInfo, ...] = (
         icon=":material/tune:",
         teaches="λ blends one-step TD errors with Monte-Carlo returns, trading the critic's bias "
         "for the return's variance.",
+    ),
+    PageInfo(
+        slug="dyna",
+        title="Dyna-Q planning",
+        section="Planning",
+        icon=":material/route:",
+        teaches="A learned model turns each real step into many planned ones, so value spreads "
+        "in a few episodes; an exploration bonus finds a world that changed.",
     ),
     PageInfo(
         slug="mcts",
@@ -138,6 +199,23 @@ PAGES: tuple[PageInfo, ...] = (
         icon=":material/shield:",
         teaches="Offline Q-learning overestimates actions the data never tried; CQL pushes them "
         "down, trading optimism for pessimism with α.",
+    ),
+    PageInfo(
+        slug="rlhf",
+        title="Preferences and DPO",
+        section="LLM alignment",
+        icon=":material/thumbs_up_down:",
+        teaches="A reward model learned from preferences is right only where the data is; DPO "
+        "reaches the KL-regularised optimum with no reward model, and over-optimising a learned "
+        "reward raises the proxy while the true reward falls.",
+    ),
+    PageInfo(
+        slug="grpo",
+        title="GRPO vs PPO",
+        section="LLM alignment",
+        icon=":material/groups:",
+        teaches="Group-relative advantages replace the critic; the std normalisation, the KL "
+        "estimator and per-sequence length normalisation each change what the model learns.",
     ),
 )
 
