@@ -11,9 +11,10 @@ A page reads like a description of its UI::
         page.source(returns.gae)
         page.export(figures={"weights": fig}, data={"advantages": df}, settings=p)
 
-Inside the ``with`` block a ``ValueError`` (the library's way of saying "this input makes no
-sense") becomes a clear message at the top of the page; anything else becomes a friendly
-message without a traceback and is logged. Streamlit's own control flow (``st.stop``,
+Inside the ``with`` block an ``InputError`` (``rlviz.errors``: the library's way of saying "this
+input makes no sense", in the user's terms) becomes a clear message at the top of the page.
+Anything else, a plain ``ValueError`` included, is a bug: it is logged with its traceback on the
+server and the user sees a short note, never a traceback. Streamlit's own control flow (``st.stop``,
 ``st.rerun``) passes through untouched.
 """
 
@@ -38,6 +39,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from rlviz import __version__
+from rlviz.errors import InputError
 from rlviz.ui.catalog import PageInfo, page_info
 from rlviz.ui.controls import Control, Params, Section
 from rlviz.ui.navigation import leave_legacy_pages_mode
@@ -239,7 +241,7 @@ class Page:
         handled = False
         if exc is not None and isinstance(exc, Exception):
             handled = True
-            if isinstance(exc, ValueError):
+            if isinstance(exc, InputError):
                 self._top.error(escape_markdown(str(exc)), icon=":material/error:")
             else:
                 log.error("page %s failed", self.slug, exc_info=(exc_type, exc, tb))
