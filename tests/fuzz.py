@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from hypothesis import strategies as st
 
@@ -23,6 +24,21 @@ def _on_grid(lo: float, hi: float, step: float, value: float):
     extremes = st.sampled_from([lo, hi, value])
     grid = st.integers(0, max(n, 0)).map(lambda k: min(hi, lo + k * step))
     return st.one_of(extremes, grid)
+
+
+def cheap(control: ui.Control) -> ui.Control:
+    """The control with its range cut at its default, when it scales the page's work (its
+    ``scales_work`` flag).
+
+    Widget fuzzing looks for crashes, bugs and broken numbers across combinations of settings;
+    none of those needs a page's largest workloads, which cost seconds per run. Those extremes
+    are tested by name (``tests/test_worst_cases.py``) and timed in the benchmarks.
+    """
+    if not control.scales_work:
+        return control
+    if isinstance(control, ui.SelectSlider):
+        return replace(control, options=[o for o in control.options if o <= control.default])
+    return replace(control, max=control.default)
 
 
 def strategy(control: ui.Control):

@@ -5,7 +5,7 @@ import pytest
 from rlviz.ui import catalog
 from tests.conftest import ARTIFACTS, settle
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WRITTEN = [p for p in catalog.PAGES if p.exists]
 
 

@@ -2,7 +2,9 @@
 
 For each page, hypothesis draws values from the page's own declared controls (their domains are
 the contract) and sets them the way a user would, one run after another in one session; then it
-opens the page with malformed query strings. Nothing may crash, reach the error boundary as an
+opens the page with malformed query strings. Counts that scale the work (runs, episodes, steps)
+are drawn up to their defaults only (``tests.fuzz.cheap``): the largest workloads are tested by
+name in ``tests/test_worst_cases.py``. Nothing may crash, reach the error boundary as an
 unexpected exception, or show NaN/infinity. Examples are derandomised so CI is repeatable.
 """
 
@@ -16,11 +18,12 @@ from streamlit.testing.v1 import AppTest
 from rlviz.ui import catalog
 from rlviz.ui.chrome import DECLARED
 from tests.conftest import DEMO, open_panels
-from tests.fuzz import JUNK, check_run, strategy
+from tests.fuzz import JUNK, cheap, check_run, strategy
 
+pytestmark = pytest.mark.slow
 WRITTEN = [p for p in catalog.PAGES if p.exists]
-WIDGET_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_WIDGETS", "200"))
-LINK_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_LINKS", "50"))
+WIDGET_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_WIDGETS", "80"))
+LINK_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_LINKS", "30"))
 
 
 def fuzz_settings(examples: int) -> settings:
@@ -46,7 +49,8 @@ def fuzz_widgets(path, slug, examples, skip=()):
         for name, control in controls.items():
             at.session_state[f"{slug}.{name}"] = control.default
         for name in names:
-            at.session_state[f"{slug}.{name}"] = data.draw(strategy(controls[name]), label=name)
+            at.session_state[f"{slug}.{name}"] = data.draw(strategy(cheap(controls[name])),
+                                                           label=name)
         at.run()
         check_run(at)
 

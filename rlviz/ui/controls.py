@@ -78,12 +78,16 @@ class Control:
         label: Widget label.
         help: Tooltip.
         disabled: Draw the widget greyed out (its value still counts).
+        scales_work: The value is a count that scales the page's work (runs, episodes, steps,
+            sweeps, sizes). Widget fuzzing keeps it at or below its default; the suite tries
+            every such count at its maximum at once (``tests/test_worst_cases.py``).
     """
 
     name: str
     label: str
     help: str | None = None
     disabled: bool = False
+    scales_work: bool = False
 
     @property
     def default(self) -> Any:
