@@ -86,10 +86,21 @@ def test_bad_links_fall_back_with_a_visible_notice(demo, query, fragment):
         assert name not in at.query_params  # the bad value does not stay in the link
 
 
-def test_library_value_error_is_a_clear_message(demo):
+def test_input_error_is_a_clear_message_and_not_logged(demo, caplog):
     at = run_page(demo, query={"fail": "value"})
     assert not at.exception
     assert [plain(e.value) for e in at.error] == ["gamma must be below 1 for this demo"]
+    assert not [r for r in caplog.records if r.name == "rlviz.ui"]
+
+
+def test_a_value_error_from_a_bug_is_logged_not_shown_as_the_users_mistake(demo, caplog):
+    at = run_page(demo, query={"fail": "valueerror"})
+    assert not at.exception
+    (message,) = [e.value for e in at.error]
+    assert "Something went wrong" in message
+    assert "broadcast" not in message and "Traceback" not in message
+    logged = [r for r in caplog.records if r.name == "rlviz.ui" and r.exc_info]
+    assert logged and isinstance(logged[0].exc_info[1], ValueError)
 
 
 def test_unexpected_error_is_friendly_and_logged(demo, caplog):

@@ -7,6 +7,7 @@ import streamlit as st
 
 from rlviz import ui
 from rlviz.envs import gridworld
+from rlviz.errors import InputError
 from rlviz.ui.catalog import PageInfo
 
 INFO = PageInfo(slug="demo", title="Chrome demo", section="", icon=":material/science:",
@@ -26,8 +27,8 @@ with ui.Page("demo", intro="Every control type.", info=INFO) as page:
         ui.Section("Advanced", [
             ui.Number(name="alpha", label="α", min=0.0, max=10.0, value=0.5, step=0.1),
             ui.Text(name="layout", label="Layout", value="S..G", max_chars=200),
-            ui.Choice(name="fail", label="Make it fail", options=["no", "value", "bug"],
-                      value="no"),
+            ui.Choice(name="fail", label="Make it fail",
+                      options=["no", "value", "bug", "valueerror"], value="no"),
         ]),
     ])
     table = page.controls([
@@ -37,12 +38,14 @@ with ui.Page("demo", intro="Every control type.", info=INFO) as page:
     ], container=st.container())
     rewards = np.asarray(table.traj["r"], dtype=float)
     if not np.isfinite(rewards).all():
-        raise ValueError(f"reward in row {int(np.argmin(np.isfinite(rewards)))} is empty")
+        raise InputError(f"reward in row {int(np.argmin(np.isfinite(rewards)))} is empty")
     st.metric("reward sum", float(rewards.sum()))
     if p.fail == "value":
-        raise ValueError("gamma must be below 1 for this demo")
+        raise InputError("gamma must be below 1 for this demo")
     if p.fail == "bug":
         raise RuntimeError("an unexpected bug")
+    if p.fail == "valueerror":  # a bug that happens to be a ValueError (a broadcast error, say)
+        np.zeros(2) + np.zeros(3)
     mdp = gridworld(p.layout)
     st.metric("states", mdp.n_states)
     fig = go.Figure(go.Scatter(x=np.arange(5), y=np.arange(5) * p.gamma))
