@@ -20,8 +20,8 @@ INTRO = (
 CRITIC_LABELS = {
     "cross_fitted": "model fitted on the other half (cross-fitted)",
     "same_data": "model fitted on the same episodes",
-    "true": "the true Q^π (oracle)",
-    "zero": "none: Q^ = 0 (DR = per-decision)",
+    "true": "the true q_π (oracle)",
+    "zero": "none: Q̂ = 0 (DR = per-decision)",
 }
 PD_COLUMNS = [
     ui.TableColumn("pi", "π(Aₜ|Sₜ)", help="The target's probability of the action taken"),
@@ -175,12 +175,12 @@ with ui.page("importance_sampling", intro=INTRO) as page:
         f"(its expectation is exactly 1). The doubly robust critic: "
         + {"cross_fitted": "each run's episodes are split into even and odd; a maximum-"
                            "likelihood model (transition counts, mean rewards) is fitted on "
-                           "each half, Q^ of π is computed on it by backward induction, and "
+                           "each half, Q̂ of π is computed on it by backward induction, and "
                            "every episode is corrected by the critic of the other half.",
            "same_data": "one maximum-likelihood model per run, fitted on the very episodes it "
-                        "corrects, with Q^ of π by backward induction (a little bias).",
-           "true": "the exact Q^π, computed on the true chain (the best a critic can be).",
-           "zero": "none, Q^ = 0, so doubly robust is exactly per-decision IS."}[ch.critic])
+                        "corrects, with Q̂ of π by backward induction (a little bias).",
+           "true": "the exact q_π, computed on the true chain (the best a critic can be).",
+           "zero": "none, Q̂ = 0, so doubly robust is exactly per-decision IS."}[ch.critic])
 
     page.section("Per-decision importance sampling, by hand")
     st.markdown(
@@ -222,13 +222,13 @@ with ui.page("importance_sampling", intro=INTRO) as page:
         "logarithmic; bands are 95% intervals of the mean over runs (cut at the bottom of the "
         "axis). Ordinary IS follows its exact variance over n (dotted); weighted IS starts far "
         "lower and the two meet as n grows. **Infinite variance:** each thin orange line is one "
-        "run of ordinary IS: rare long all-left episodes carry weights 2^k and kick it up, and "
+        "run of ordinary IS: rare long all-left episodes carry weights 2ᵏ and kick it up, and "
         "it keeps drifting between kicks however many episodes arrive. Weighted IS sits on 1 "
         "from the first episode it can weigh. **Chain:** the bias is the mean estimate minus the "
         "true v_π, band 95%; ordinary, per-decision and cross-fitted doubly robust hover at 0 "
         "while weighted IS drifts off it as the policies separate. MSE (log axis) grows "
         "fastest for ordinary IS. Kish's effective sample size falls roughly as n / E_b[ρ²] "
-        "= n / (1 + δ²)^T. The bars show why: at large δ a few episodes carry most of the "
+        "= n / (1 + δ²)ᵀ. The bars show why: at large δ a few episodes carry most of the "
         "weight.")
     page.try_this([
         "Predict which blackjack curve is lower after 10 episodes, and whether they still "
@@ -236,7 +236,7 @@ with ui.page("importance_sampling", intro=INTRO) as page:
         "more noisily.",
         "In the chain, set δ = 1 and T = 10. Predict what share of the episodes gets a "
         "non-zero weight, then check the bars and the effective sample size.",
-        "Switch the critic to *the true Q^π*, then to *none*. Which estimator does doubly "
+        "Switch the critic to *the true q_π*, then to *none*. Which estimator does doubly "
         "robust become with no critic, and how far does its MSE fall with the oracle?",
     ])
 
@@ -265,8 +265,8 @@ with ui.page("importance_sampling", intro=INTRO) as page:
                  "exact v_π, ±3 SE)", value=float(bj.final["ordinary"].mean()),
                  reference=bj.true_value, tol=3 * float(se_bj), fmt=".4f",
                  source=f"{BOOK}, §5.5"),
-        ui.Check("Figure 5.4: largest |weighted IS − 1| after each run's first episode that "
-                 "ends on left", value=iv.weighted_gap_after, reference=0.0, tol=0.0,
+        ui.Check("Figure 5.4: largest gap between weighted IS and 1 after each run's first "
+                 "episode that ends on left", value=iv.weighted_gap_after, reference=0.0, tol=0.0,
                  passed=bool(iv.weighted_gap_after == 0.0 and (iv.first_hit > 0).all()),
                  source=f"{BOOK}, Example 5.5"),
         ui.Check("Chain, π = b (δ = 0): largest gap between ordinary / weighted / per-decision "

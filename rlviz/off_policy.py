@@ -758,7 +758,7 @@ def finite_horizon_q(p: np.ndarray, r: np.ndarray, pi: np.ndarray, horizon: int,
     q = np.zeros(r.shape[:-2] + (horizon + 1,) + r.shape[-2:])
     v = np.zeros(r.shape[:-2] + (horizon + 1, r.shape[-2]))
     for h in range(1, horizon + 1):
-        q[..., h, :, :] = r + gamma * np.einsum("...sat,...t->...sa", p, v[..., h - 1, :])
+        q[..., h, :, :] = r + gamma * (p @ v[..., h - 1, None, :, None])[..., 0]
         v[..., h, :] = np.sum(pi * q[..., h, :, :], axis=-1)
     return q, v
 
@@ -864,7 +864,8 @@ def estimator_study(*, delta: float = 0.5, horizon: int = 5, episodes: int = 100
     data = sample_episodes(mdp, behaviour, shape=(runs, episodes), horizon=horizon,
                            rng=_rng(seed, 1))
     s, a = data.states[..., :-1], data.actions
-    b_taken = behaviour[s, a]
+    pair = s * n_actions + a  # flat (S_t, A_t) of every step
+    b_taken = np.take(behaviour, pair)
     returns = np.sum(gamma ** np.arange(horizon) * data.rewards, axis=-1)
     to_go = horizon - np.arange(horizon)  # steps to go at each t
 
@@ -888,19 +889,21 @@ def estimator_study(*, delta: float = 0.5, horizon: int = 5, episodes: int = 100
     example: dict[str, np.ndarray] = {}
     for i, d in enumerate(deltas):
         pi, _ = chain_policies(float(d), n_states)
-        ratios = pi[s, a] / b_taken
-        weights = importance_ratio(pi[s, a], b_taken)
+        pi_taken = np.take(pi, pair)
+        ratios = pi_taken / b_taken
+        weights = importance_ratio(pi_taken, b_taken)
         q_true, v_true = finite_horizon_q(mdp.P, mdp.R, pi, horizon, gamma)
         true_values[i] = v_true[horizon, mdp.start_state]
         # E_b[rho_t^2] = sum_a pi^2 / b is the same in every state, so E_b[rho^2] is its power.
         second[i] = float(np.sum(pi[0] ** 2 / behaviour[0])) ** horizon
         if critic == "true":
-            q_taken, v_state = q_true[to_go, s, a], v_true[to_go, s]
+            q_taken = np.take(q_true, to_go * n_states * n_actions + pair)
+            v_state = np.take(v_true, to_go * n_states + s)
         elif critic == "zero":
             q_taken = v_state = np.zeros_like(ratios)
         else:
             q_hat, v_hat = finite_horizon_q(p_hat, r_hat, pi, horizon, gamma)
-            q_taken, v_state = q_hat.reshape(-1)[at_q], v_hat.reshape(-1)[at_v]
+            q_taken, v_state = np.take(q_hat, at_q), np.take(v_hat, at_v)
         estimates["ordinary"][i] = ordinary_is(weights, returns)
         estimates["weighted"][i] = weighted_is(weights, returns)
         estimates["per_decision"][i] = per_decision_is(ratios, data.rewards, gamma)

@@ -9,7 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rlviz.figures.theme import INK, MUTED, PALETTE, figure, hex_to_rgba
+from rlviz.figures.theme import INK, MUTED, PALETTE, hex_to_rgba
+from rlviz.figures.theme import figure as _themed
 from rlviz.off_policy import (
     ESTIMATORS,
     ONE_STATE_VALUE,
@@ -48,19 +49,37 @@ LABELS = {
 TRUTH = INK
 
 
+def figure(**layout) -> go.Figure:
+    """A figure in the rlviz template whose axes make room for their labels and titles."""
+    fig = _themed(**layout)
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
 def _decades(lo: float, hi: float) -> dict:
-    """Log-axis ticks at whole decades only, labelled as plain numbers (no minor labels)."""
+    """A log axis over ``[lo, hi]`` with ticks at whole decades only (no minor labels).
+
+    Labels are short: 0.001 to 1000 as plain numbers, 10k, and powers of ten beyond.
+    """
     a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
     vals = [10.0**k for k in range(a, b + 1)]
 
-    def text(v: float) -> str:
-        if v >= 1e6:
-            return f"10<sup>{round(math.log10(v))}</sup>"
-        if v >= 1000:
-            return f"{v / 1000:g}k"
-        return f"{v:g}"
+    def text(k: int) -> str:
+        if -3 <= k <= 3:
+            return f"{10.0**k:g}"
+        if k == 4:
+            return "10k"
+        return f"10<sup>{k}</sup>".replace("-", "−")
 
-    return dict(type="log", tickvals=vals, ticktext=[text(v) for v in vals], minor=dict(ticks=""))
+    return dict(type="log", tickvals=vals, ticktext=[text(k) for k in range(a, b + 1)],
+                range=[math.log10(lo), math.log10(hi)], minor=dict(ticks=""), automargin=True)
+
+
+def _floor(values: np.ndarray) -> float:
+    """The bottom of a log axis: a third of the smallest positive value shown."""
+    positive = values[values > 0]
+    return max(float(positive.min()) / 3, 1e-12) if positive.size else 1e-6
 
 
 def _band(x, lo, hi, colour, name, *, xaxis="x", yaxis="y") -> go.Scatter:
@@ -82,9 +101,9 @@ def blackjack_figure(study: BlackjackStudy, *, height: int = 430) -> go.Figure:
     n = study.n[idx]
     exact = study.per_episode_variance / n
     positive = np.concatenate([study.mse[k][idx] for k in ("ordinary", "weighted")] + [exact])
-    floor = max(float(positive[positive > 0].min(initial=1e-6)) / 4, 1e-9)
-    top = max(float(positive.max()), *(float((study.mse[k] + study.mse_half[k])[idx].max())
-                                       for k in ("ordinary", "weighted")))
+    floor = _floor(positive)
+    top = 1.5 * max(float(positive.max()), *(float((study.mse[k] + study.mse_half[k])[idx].max())
+                                             for k in ("ordinary", "weighted")))
     fig = figure(
         height=height, hovermode="x unified",
         xaxis=dict(title="episodes (log scale)", **_decades(1, max(study.episodes, 10))),
@@ -145,8 +164,7 @@ def infinite_variance_figure(study: InfiniteVarianceStudy, *, height: int = 430,
 
 # --------------------------------------------------------------------------- the chain
 def _delta_axis(study: EstimatorStudy) -> dict:
-    return dict(title="distance δ between target and behaviour", range=[-0.03, 1.03],
-                dtick=0.2)
+    return dict(title="δ: how far π is from b", range=[-0.03, 1.03], dtick=0.2)
 
 
 def _chosen_line(study: EstimatorStudy) -> dict:
@@ -158,7 +176,7 @@ def _chosen_line(study: EstimatorStudy) -> dict:
 def bias_figure(study: EstimatorStudy, *, height: int = 400) -> go.Figure:
     """Bias of each estimator against δ, with the 95% band of the mean over runs."""
     fig = figure(height=height, hovermode="x unified", xaxis=_delta_axis(study),
-                 yaxis=dict(title="bias: mean estimate − v_π", zeroline=True,
+                 yaxis=dict(title="bias (mean estimate − v_π)", zeroline=True,
                             zerolinecolor="#adb5bd"),
                  shapes=[_chosen_line(study)], margin=dict(t=90))
     x = study.deltas
@@ -176,11 +194,11 @@ def mse_figure(study: EstimatorStudy, *, height: int = 400) -> go.Figure:
     x = study.deltas
     curves = {name: study.mse(name) for name in ESTIMATORS}
     values = np.concatenate([m for m, _ in curves.values()])
-    floor = max(float(values[values > 0].min(initial=1e-6)) / 3, 1e-12)
+    floor = _floor(values)
     top = float(max((m + h).max() for m, h in curves.values()))
     fig = figure(height=height, hovermode="x unified", xaxis=_delta_axis(study),
                  yaxis=dict(title=f"mean squared error (over {study.runs} runs)",
-                            **_decades(floor, max(top, floor * 10))),
+                            **_decades(floor, max(1.5 * top, floor * 10))),
                  shapes=[_chosen_line(study)], margin=dict(t=90))
     for name, (mse, half) in curves.items():
         fig.add_trace(_band(x, np.maximum(mse - half, floor), mse + half, COLORS[name],
@@ -220,8 +238,9 @@ def weights_figure(study: EstimatorStudy, *, height: int = 400) -> go.Figure:
     """The distinct episode weights at the chosen δ: share of episodes and share of weight."""
     labels = [_weight_label(w) for w in study.weight_values]
     fig = figure(height=height, barmode="group", bargap=0.25, margin=dict(t=70),
-                 xaxis=dict(title="episode weight ρ (its distinct values)", type="category"),
-                 yaxis=dict(title="share", tickformat=".0%", range=[0, 1.05]))
+                 xaxis=dict(title="episode weight ρ (its distinct values)", type="category",
+                            title_standoff=12),
+                 yaxis=dict(title="share", tickformat=".0%", rangemode="tozero"))
     fig.add_trace(go.Bar(x=labels, y=study.weight_episodes, name="share of episodes",
                          marker_color=MUTED, hovertemplate="ρ = %{x}: %{y:.2%} of episodes"
                          "<extra></extra>"))
@@ -256,6 +275,8 @@ def per_decision_figure(w: PerDecisionWorked, *, height: int = 440) -> go.Figure
                         row_heights=[0.45, 0.55])
     fig.update_layout(template="rlviz", height=height, barmode="group", bargap=0.3,
                       margin=dict(t=70), hovermode="x unified")
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
     fig.add_trace(go.Scatter(x=t, y=w.rho_upto, mode="lines+markers", name="ρ₀:t (ratios so far)",
                              line=dict(color=COLORS["per_decision"]),
                              hovertemplate="ρ₀:t = %{y:.4g}"), row=1, col=1)
@@ -282,37 +303,38 @@ def _num(x: float, *, paren: bool = False) -> str:
     return f"({text})" if paren and x < 0 else text
 
 
-def per_decision_latex(w: PerDecisionWorked, *, terms: int = 6) -> list[str]:
-    """Two lines of arithmetic: the ordinary term and the per-decision term of this episode.
+def _lines(items: list[str], joiner: str, per_line: int) -> str:
+    """Items joined, with an aligned line break after every ``per_line`` of them."""
+    rows = [joiner.join(items[k: k + per_line]) for k in range(0, len(items), per_line)]
+    return (joiner + r" \\ &\quad ").join(rows)
 
-    Inputs appear with the digits they were given (up to 6 significant); at most ``terms``
-    terms are written out, the rest summed in "…".
+
+def per_decision_latex(w: PerDecisionWorked, *, per_line: int = 3) -> list[str]:
+    """Two aligned blocks of arithmetic: this episode's ordinary and per-decision IS terms.
+
+    Inputs appear with the digits they were given (up to 6 significant); at most ``per_line``
+    factors or terms stand on one line, so the arithmetic fits a phone's width.
     """
-    def listed(items: list[str]) -> str:
-        if len(items) <= terms:
-            return " + ".join(items)
-        return " + ".join(items[: terms - 1]) + r" + \dots + " + items[-1]
-
-    ratio_factors = [rf"\tfrac{{{_num(p)}}}{{{_num(b)}}}" for p, b in zip(w.pi, w.b, strict=True)]
-    if len(ratio_factors) > terms:
-        ratio_factors = ratio_factors[: terms - 1] + [r"\cdots", ratio_factors[-1]]
     g = _num(w.gamma)
 
     def discount(k: int) -> str:  # written out only where it is not 1
         return "" if k == 0 or w.gamma == 1 else rf"{g}^{{{k}}}\cdot "
 
-    ret_terms = [discount(k) + _num(r, paren=k > 0)
-                 for k, r in enumerate(w.rewards)]
+    factors = [rf"\tfrac{{{_num(p)}}}{{{_num(b)}}}" for p, b in zip(w.pi, w.b, strict=True)]
+    ret_terms = [discount(k) + _num(r, paren=k > 0) for k, r in enumerate(w.rewards)]
     ordinary = (
-        r"\rho_{0:T-1}\,G_0 = \Big(" + r"\cdot".join(ratio_factors) + r"\Big)\big("
-        + listed(ret_terms) + r"\big) = " + _num(w.episode_ratio)
-        + r" \times " + _num(w.episode_return, paren=True) + f" = {_num(w.ordinary)}"
+        r"\begin{aligned}\rho_{0:T-1} &= " + _lines(factors, r" \cdot ", per_line)
+        + f" = {_num(w.episode_ratio)}" + r" \\ G_0 &= " + _lines(ret_terms, " + ", per_line)
+        + f" = {_num(w.episode_return)}" + r" \\ \rho_{0:T-1}\,G_0 &= "
+        + _num(w.episode_ratio) + r" \times " + _num(w.episode_return, paren=True)
+        + f" = {_num(w.ordinary)}" + r"\end{aligned}"
     )
-    pd_terms = [
-        discount(k) + rf"{_num(rho)}\cdot {_num(r, paren=True)}"
-        for k, (rho, r) in enumerate(zip(w.rho_upto, w.rewards, strict=True))]
+    pd_terms = [discount(k) + rf"{_num(rho)}\cdot {_num(r, paren=True)}"
+                for k, (rho, r) in enumerate(zip(w.rho_upto, w.rewards, strict=True))]
     per_decision = (
-        r"\sum_t \gamma^t \rho_{0:t} R_{t+1} = " + listed(pd_terms)
-        + f" = {_num(w.per_decision)}"
+        r"\begin{aligned}\textstyle\sum_t \gamma^t \rho_{0:t} R_{t+1} &= "
+        + _lines(pd_terms, " + ", per_line if w.gamma == 1 else max(per_line - 1, 1))
+        + rf" \\ &= {_num(w.per_decision)}"
+        + r"\end{aligned}"
     )
     return [ordinary, per_decision]

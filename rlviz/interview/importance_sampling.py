@@ -162,13 +162,13 @@ QUESTIONS = (
             "DR = (1/n) Σ_i Σ_t γ^t [ρ(0:t)(R(t+1) − Q̂(S_t, A_t)) + ρ(0:t−1) V̂(S_t)], with "
             "V̂(s) = Σ_a π(a|s) Q̂(s, a). The critic enters as a control variate whose mean is "
             "zero.",
-            "With Q̂ = 0 it is per-decision IS. With Q̂ = Q^π only the environment's own "
+            "With Q̂ = 0 it is per-decision IS. With Q̂ = q_π only the environment's own "
             "randomness is left. It stays unbiased whatever the critic, provided the critic did "
             "not see the episodes it corrects (cross-fitting).",
             "'Doubly robust': the estimate is consistent if either the ratios are right or the "
             "critic is right (with estimated behaviour probabilities).",
             "On the chain at δ = 0.8 with T = 10 the MSE is {dr} with a cross-fitted model as "
-            "critic and {oracle} with the true Q^π, against {per_decision} for per-decision IS.",
+            "critic and {oracle} with the true q_π, against {per_decision} for per-decision IS.",
         ),
         links=(Link(PAGE, FAR, shows="The MSE chart: violet below green."),
                Link(PAGE, {**FAR, "critic": "true"}, shows="With the true critic the violet "
