@@ -158,7 +158,7 @@ def infinite_variance_figure(study: InfiniteVarianceStudy, *, height: int = 430,
     if peak > top:
         fig.add_annotation(x=1, y=top, xref="paper", yref="y", xanchor="right",
                            yanchor="top", showarrow=False, font=dict(size=11, color=MUTED),
-                           text=f"early ordinary estimates reach {peak:,.3g}, off the chart")
+                           text=f"ordinary estimates reach up to {peak:,.3g}, off the chart")
     return fig
 
 
