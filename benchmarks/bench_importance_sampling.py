@@ -9,7 +9,7 @@ from tests.oracle_off_policy import blackjack_study_loop
 
 SLUG = "importance_sampling"
 # The page's heaviest settings: every cap at its maximum and a δ off the swept grid.
-WORST = {"delta": "0.55", "horizon": "10", "n": "500", "runs": "200", "critic": "cross_fitted",
+WORST = {"delta": "0.55", "horizon": "10", "n": "200", "runs": "200", "critic": "cross_fitted",
          "bj_runs": "100", "bj_episodes": "10000", "iv_runs": "10", "iv_episodes": "100000"}
 
 
@@ -34,10 +34,10 @@ def chain_defaults():
     return op.estimator_study(delta=0.5, horizon=5, episodes=100, runs=200, seed=0)
 
 
-@case("chain worst: 200 runs x 500 episodes x 10 steps, 12 δ", group=SLUG, budget=2.0,
+@case("chain worst: 200 runs x 200 episodes x 10 steps, 12 δ", group=SLUG, budget=2.0,
       repeat=3)
 def chain_worst():
-    return op.estimator_study(delta=0.55, horizon=10, episodes=500, runs=200, seed=0)
+    return op.estimator_study(delta=0.55, horizon=10, episodes=200, runs=200, seed=0)
 
 
 def _cold_page(query: dict[str, str]):

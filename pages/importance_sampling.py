@@ -87,7 +87,7 @@ with ui.page("importance_sampling", intro=INTRO) as page:
                                 "right."),
             ui.IntSlider(name="horizon", label="Steps per episode T", min=1, max=10, value=5),
             ui.SelectSlider(name="n", label="Episodes per data set n",
-                            options=[10, 20, 50, 100, 200, 500], value=100),
+                            options=[10, 20, 50, 100, 200], value=100),
             ui.SelectSlider(name="runs", label="Data sets (runs)", options=[50, 100, 200],
                             value=200),
             ui.Choice(name="critic", label="Critic of doubly robust", options=list(op.CRITICS),

@@ -821,7 +821,7 @@ def weight_distribution(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
 
 def estimator_study(*, delta: float = 0.5, horizon: int = 5, episodes: int = 100,
                     runs: int = 200, critic: str = "cross_fitted", gamma: float = 1.0,
-                    seed: int = 0, max_work: int = 1_000_000) -> EstimatorStudy:
+                    seed: int = 0, max_work: int = 400_000) -> EstimatorStudy:
     r"""Ordinary, weighted, per-decision and doubly robust IS on the chain, for every distance.
 
     Each run is a data set of ``episodes`` episodes of ``horizon`` steps drawn once from the

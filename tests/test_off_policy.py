@@ -375,7 +375,7 @@ def test_chain_study_is_deterministic():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [({"delta": 1.5}, "distance"), ({"horizon": 0}, "horizon"), ({"critic": "x"}, "critic"),
-     ({"runs": 1}, "runs"), ({"runs": 500, "episodes": 500, "horizon": 10}, "lower one")],
+     ({"runs": 1}, "runs"), ({"runs": 500, "episodes": 200, "horizon": 10}, "lower one")],
 )
 def test_chain_study_rejects_bad_settings(kwargs, message):
     with pytest.raises(InputError, match=message):

@@ -50,6 +50,7 @@ def test_defaults():
     [{"delta": "0"}, {"delta": "1", "horizon": "10"}, {"delta": "1", "horizon": "1"},
      {"critic": "true"}, {"critic": "zero", "delta": "0.95"}, {"critic": "same_data"},
      {"n": "10", "runs": "50", "horizon": "10", "delta": "1"},
+     {"n": "200", "runs": "200", "horizon": "10", "delta": "0.55"},
      {"player": "21", "usable": "0", "dealer": "1"}, {"player": "12", "dealer": "10"},
      {"player": "20", "usable": "1", "dealer": "6"}, {"iv_runs": "1"},
      {"seed": "2147483647"}, {"pd_gamma": "0"}, {"pd": "pi=1;b=1;r=-3"}],
