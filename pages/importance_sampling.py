@@ -18,10 +18,10 @@ INTRO = (
     "weighted, per-decision and doubly robust estimators each buy some of that variance back."
 )
 CRITIC_LABELS = {
-    "cross_fitted": "model fitted on the other half (cross-fitted)",
-    "same_data": "model fitted on the same episodes",
-    "true": "the true q_π (oracle)",
-    "zero": "none: Q̂ = 0 (DR = per-decision)",
+    "cross_fitted": "cross-fitted model",
+    "same_data": "model of the same data",
+    "true": "true q_π (oracle)",
+    "zero": "none (Q̂ = 0)",
 }
 PD_COLUMNS = [
     ui.TableColumn("pi", "π(Aₜ|Sₜ)", help="The target's probability of the action taken"),
@@ -91,7 +91,10 @@ with ui.page("importance_sampling", intro=INTRO) as page:
             ui.SelectSlider(name="runs", label="Data sets (runs)", options=[50, 100, 200],
                             value=200),
             ui.Choice(name="critic", label="Critic of doubly robust", options=list(op.CRITICS),
-                      value="cross_fitted", labels=CRITIC_LABELS),
+                      value="cross_fitted", labels=CRITIC_LABELS,
+                      help="Cross-fitted: a model of each half of a run's episodes corrects the "
+                           "other half. Same data: one model of all of them. Oracle: the exact "
+                           "q_π. None: doubly robust becomes per-decision IS."),
         ]),
         ui.Section("Blackjack (Figure 5.3)", controls=[
             ui.SelectSlider(name="bj_runs", label="Runs", options=[10, 20, 50, 100], value=100),
@@ -236,7 +239,7 @@ with ui.page("importance_sampling", intro=INTRO) as page:
         "more noisily.",
         "In the chain, set δ = 1 and T = 10. Predict what share of the episodes gets a "
         "non-zero weight, then check the bars and the effective sample size.",
-        "Switch the critic to *the true q_π*, then to *none*. Which estimator does doubly "
+        "Switch the critic to *true q_π (oracle)*, then to *none*. Which estimator does doubly "
         "robust become with no critic, and how far does its MSE fall with the oracle?",
     ])
 
@@ -287,12 +290,12 @@ with ui.page("importance_sampling", intro=INTRO) as page:
     ]
     page.known_answer(checks)
     page.equations([
-        ("The importance ratio of the steps t to T − 1 (eq. 5.3)",
-         r"\rho_{t:T-1} = \prod_{k=t}^{T-1} \frac{\pi(A_k \mid S_k)}{b(A_k \mid S_k)}, \qquad "
-         r"\mathbb{E}_b[\rho_{t:T-1}\, G_t \mid S_t = s] = v_\pi(s)"),
+        ("The importance ratio of the steps t to T − 1 (eq. 5.3), and why it works",
+         r"\rho_{t:T-1} = \prod_{k=t}^{T-1} \frac{\pi(A_k \mid S_k)}{b(A_k \mid S_k)}"),
+        ("", r"\mathbb{E}_b[\rho_{t:T-1}\, G_t \mid S_t = s] = v_\pi(s)"),
         ("Ordinary and weighted importance sampling over n episodes (eqs. 5.5 and 5.6)",
-         r"V_{\text{ord}} = \frac{1}{n}\sum_{i=1}^{n} \rho_i\, G_i, \qquad "
-         r"V_{\text{wtd}} = \frac{\sum_{i} \rho_i\, G_i}{\sum_i \rho_i}"),
+         r"V_{\text{ord}} = \frac{1}{n}\sum_{i=1}^{n} \rho_i\, G_i"),
+        ("", r"V_{\text{wtd}} = \frac{\sum_{i} \rho_i\, G_i}{\sum_i \rho_i}"),
         ("Per-decision importance sampling (Precup et al. 2000; eq. 5.15)",
          r"V_{\text{pd}} = \frac{1}{n}\sum_{i=1}^{n} \sum_{t=0}^{T-1} \gamma^t\, "
          r"\rho^{(i)}_{0:t}\, R^{(i)}_{t+1}"),
@@ -302,14 +305,15 @@ with ui.page("importance_sampling", intro=INTRO) as page:
          r"\hat Q(S_t, A_t)\big) + \rho_{0:t-1}\, \hat V(S_t)\Big]"),
         ("Kish's effective sample size, and its population version on the chain",
          r"n_{\text{eff}} = \frac{\big(\sum_i w_i\big)^2}{\sum_i w_i^2} \approx "
-         r"\frac{n}{\mathbb{E}_b[\rho^2]}, \qquad \mathbb{E}_b[\rho^2] = \Big(\sum_a "
-         r"\frac{\pi(a)^2}{b(a)}\Big)^{T} = (1 + \delta^2)^T"),
+         r"\frac{n}{\mathbb{E}_b[\rho^2]}"),
+        ("", r"\mathbb{E}_b[\rho^2] = \Big(\sum_a \frac{\pi(a)^2}{b(a)}\Big)^{T} "
+             r"= (1 + \delta^2)^T"),
         ("Example 5.5: the second moment of ordinary IS diverges",
          r"\mathbb{E}_b\big[\rho^2 G^2\big] = \sum_{k=1}^{\infty} \big(\tfrac12 \cdot 0.9\big)"
          r"^{k-1} \tfrac12 \cdot 0.1 \cdot 2^{2k} = 0.2 \sum_{k=0}^{\infty} 1.8^k = \infty"),
         ("Bias, variance and MSE over R runs; bands are t-intervals of a mean",
-         r"\mathrm{MSE} = \frac1R\sum_r (V_r - v_\pi)^2 = \text{bias}^2 + \text{variance}, "
-         r"\qquad \bar x \pm t_{0.975,\,R-1}\, s/\sqrt{R}"),
+         r"\mathrm{MSE} = \frac1R\sum_r (V_r - v_\pi)^2 = \text{bias}^2 + \text{variance}"),
+        ("", r"\bar x \pm t_{0.975,\,R-1}\, s/\sqrt{R}"),
     ])
     page.source(op.importance_ratio, op.ordinary_is, op.weighted_is, op.ordinary_is_running,
                 op.weighted_is_running, op.per_decision_is, op.doubly_robust, op.kish_ess,

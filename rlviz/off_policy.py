@@ -795,8 +795,8 @@ class EstimatorStudy:
         return mean - self.true_values, half
 
     def variance(self, name: str) -> np.ndarray:
-        """``[D]`` variance of the estimate over runs."""
-        return self.estimates[name].var(axis=1, ddof=1 if self.runs > 1 else 0)
+        """``[D]`` variance of the estimate over runs (divided by R, so MSE = bias² + it)."""
+        return self.estimates[name].var(axis=1)
 
     def mse(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """``[D]`` mean squared error over runs, and the half-width of its 95% interval."""

@@ -409,3 +409,10 @@ def test_an_action_pi_never_takes_zeroes_only_the_later_rewards():
 def test_worked_rejects_bad_cells(pi, b, r, message):
     with pytest.raises(InputError, match=message):
         op.worked_per_decision(pi, b, r)
+
+
+def test_mse_is_bias_squared_plus_variance():
+    s = op.estimator_study(delta=0.6, runs=30, episodes=20, seed=5)
+    for name in op.ESTIMATORS:
+        bias, _ = s.bias(name)
+        np.testing.assert_allclose(s.mse(name)[0], bias**2 + s.variance(name), rtol=1e-10)

@@ -231,7 +231,9 @@ def ess_figure(study: EstimatorStudy, *, height: int = 400) -> go.Figure:
 def _weight_label(w: float) -> str:
     if w == 0:
         return "0"
-    return f"{w:.3g}" if 1e-3 <= w < 1e4 else f"{w:.2e}"
+    if 1000 <= w < 1e7:
+        return f"{w:,.0f}"
+    return f"{w:.3g}" if 1e-3 <= w < 1000 else f"{w:.2e}"
 
 
 def weights_figure(study: EstimatorStudy, *, height: int = 400) -> go.Figure:
@@ -306,35 +308,36 @@ def _num(x: float, *, paren: bool = False) -> str:
 def _lines(items: list[str], joiner: str, per_line: int) -> str:
     """Items joined, with an aligned line break after every ``per_line`` of them."""
     rows = [joiner.join(items[k: k + per_line]) for k in range(0, len(items), per_line)]
-    return (joiner + r" \\ &\quad ").join(rows)
+    return (joiner.rstrip() + r" \\ &\quad ").join(rows)
 
 
-def per_decision_latex(w: PerDecisionWorked, *, per_line: int = 3) -> list[str]:
+def per_decision_latex(w: PerDecisionWorked) -> list[str]:
     """Two aligned blocks of arithmetic: this episode's ordinary and per-decision IS terms.
 
-    Inputs appear with the digits they were given (up to 6 significant); at most ``per_line``
-    factors or terms stand on one line, so the arithmetic fits a phone's width.
+    Inputs appear with the digits they were given (up to 6 significant). Long sums break into
+    lines of a few terms, left-aligned, so that the arithmetic fits a phone's width.
     """
     g = _num(w.gamma)
+    plain = w.gamma == 1
 
     def discount(k: int) -> str:  # written out only where it is not 1
-        return "" if k == 0 or w.gamma == 1 else rf"{g}^{{{k}}}\cdot "
+        return "" if k == 0 or plain else rf"{g}^{{{k}}}\cdot "
 
     factors = [rf"\tfrac{{{_num(p)}}}{{{_num(b)}}}" for p, b in zip(w.pi, w.b, strict=True)]
     ret_terms = [discount(k) + _num(r, paren=k > 0) for k, r in enumerate(w.rewards)]
     ordinary = (
-        r"\begin{aligned}\rho_{0:T-1} &= " + _lines(factors, r" \cdot ", per_line)
-        + f" = {_num(w.episode_ratio)}" + r" \\ G_0 &= " + _lines(ret_terms, " + ", per_line)
-        + f" = {_num(w.episode_return)}" + r" \\ \rho_{0:T-1}\,G_0 &= "
-        + _num(w.episode_ratio) + r" \times " + _num(w.episode_return, paren=True)
-        + f" = {_num(w.ordinary)}" + r"\end{aligned}"
+        r"\begin{aligned}\rho_{0:T-1} &= " + _lines(factors, r" \cdot ", 6)
+        + f" = {_num(w.episode_ratio)}"
+        + r" \\ G_0 &= " + _lines(ret_terms, " + ", 6 if plain else 3)
+        + f" = {_num(w.episode_return)}"
+        + r" \\ \rho_{0:T-1}\,G_0 &= " + _num(w.episode_ratio) + r" \times "
+        + _num(w.episode_return, paren=True) + f" = {_num(w.ordinary)}" + r"\end{aligned}"
     )
     pd_terms = [discount(k) + rf"{_num(rho)}\cdot {_num(r, paren=True)}"
                 for k, (rho, r) in enumerate(zip(w.rho_upto, w.rewards, strict=True))]
     per_decision = (
-        r"\begin{aligned}\textstyle\sum_t \gamma^t \rho_{0:t} R_{t+1} &= "
-        + _lines(pd_terms, " + ", per_line if w.gamma == 1 else max(per_line - 1, 1))
-        + rf" \\ &= {_num(w.per_decision)}"
+        r"\begin{aligned}&\textstyle\sum_t \gamma^t \rho_{0:t} R_{t+1} \\ &= "
+        + _lines(pd_terms, " + ", 3 if plain else 2) + rf" \\ &= {_num(w.per_decision)}"
         + r"\end{aligned}"
     )
     return [ordinary, per_decision]
