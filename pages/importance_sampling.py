@@ -206,7 +206,10 @@ with ui.page("importance_sampling", intro=INTRO) as page:
         for i, (label, preset) in enumerate(PD_PRESETS.items()):
             st.button(label, key=page.key(f"pd_preset{i}"), on_click=load, args=(preset,),
                       width="stretch")
-    pd_table = tuple(tuple(q.pd[c.name]) for c in PD_COLUMNS)
+    # The arithmetic uses each input to the 6 significant digits it shows (an empty cell stays
+    # empty, for the library to name).
+    pd_table = tuple(tuple(float(f"{x:.6g}") if x == x else x for x in q.pd[c.name])
+                     for c in PD_COLUMNS)
     try:
         worked = op.worked_per_decision(*pd_table, gamma=g.pd_gamma)
     except InputError as err:
@@ -215,8 +218,8 @@ with ui.page("importance_sampling", intro=INTRO) as page:
     if worked is not None:
         for line in figs.per_decision_latex(worked):
             st.latex(line)
-        st.caption("Inputs are shown with the digits used (up to 6 significant); computed "
-                   "values are rounded to 6 significant digits.")
+        st.caption("Inputs are used and shown to 6 significant digits; computed values are "
+                   "shown rounded to 6 significant digits.")
         fig_pd = worked_chart(pd_table, g.pd_gamma)
         ui.chart(fig_pd, key="importance_sampling.worked")
 
@@ -273,7 +276,8 @@ with ui.page("importance_sampling", intro=INTRO) as page:
                  passed=bool(iv.weighted_gap_after == 0.0 and (iv.first_hit > 0).all()),
                  source=f"{BOOK}, Example 5.5"),
         ui.Check("Chain, π = b (δ = 0): largest gap between ordinary / weighted / per-decision "
-                 "IS and the on-policy Monte-Carlo average", value=same, reference=0.0,
+                 "IS and the on-policy Monte-Carlo average (doubly robust adds its critic's "
+                 "correction, of mean zero)", value=same, reference=0.0,
                  tol=1e-12, source=f"{BOOK}, §5.5 (ρ = 1)"),
         ui.Check(f"Chain, δ = {d:g}: ordinary IS is unbiased (mean over runs − v_π, ±3 SE)",
                  value=float(bias_o[ch.chosen]), reference=0.0, tol=3 * float(se_o), fmt=".4f",

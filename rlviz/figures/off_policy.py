@@ -314,8 +314,8 @@ def _lines(items: list[str], joiner: str, per_line: int) -> str:
 def per_decision_latex(w: PerDecisionWorked) -> list[str]:
     """Two aligned blocks of arithmetic: this episode's ordinary and per-decision IS terms.
 
-    Inputs appear with the digits they were given (up to 6 significant). Long sums break into
-    lines of a few terms, left-aligned, so that the arithmetic fits a phone's width.
+    Numbers appear with up to 6 significant digits (the page rounds inputs to those). Long sums
+    break into lines of a few terms, left-aligned, so that the arithmetic fits a phone's width.
     """
     g = _num(w.gamma)
     plain = w.gamma == 1
