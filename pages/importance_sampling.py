@@ -79,6 +79,20 @@ def worked_chart(table: tuple, gamma: float):
 
 with ui.page("importance_sampling", intro=INTRO) as page:
     p = page.controls([
+        ui.Section("Blackjack (Figure 5.3)", expanded=True, controls=[
+            ui.IntSlider(name="player", label="Player's sum", min=12, max=21, value=13),
+            ui.Toggle(name="usable", label="Player has a usable ace", value=True),
+            ui.IntSlider(name="dealer", label="Dealer shows (1 = ace)", min=1, max=10, value=2),
+            ui.SelectSlider(name="bj_runs", label="Runs", options=[10, 20, 50, 100], value=100),
+            ui.SelectSlider(name="bj_episodes", label="Episodes per run",
+                            options=[1000, 2000, 5000, 10000], value=10000),
+        ]),
+        ui.Section("Infinite variance (Figure 5.4)", controls=[
+            ui.IntSlider(name="iv_runs", label="Runs", min=1, max=10, value=10),
+            ui.SelectSlider(name="iv_episodes", label="Episodes per run",
+                            options=[1000, 10000, 100000], value=100000,
+                            labels=lambda v: f"{v:,}"),
+        ]),
         ui.Section("Estimators on a small MDP", expanded=True, controls=[
             ui.FloatSlider(name="delta", label="Distance δ between π and b", min=0.0, max=1.0,
                            value=0.5, step=0.05,
@@ -95,20 +109,6 @@ with ui.page("importance_sampling", intro=INTRO) as page:
                       help="Cross-fitted: a model of each half of a run's episodes corrects the "
                            "other half. Same data: one model of all of them. Oracle: the exact "
                            "q_π. None: doubly robust becomes per-decision IS."),
-        ]),
-        ui.Section("Blackjack (Figure 5.3)", controls=[
-            ui.SelectSlider(name="bj_runs", label="Runs", options=[10, 20, 50, 100], value=100),
-            ui.SelectSlider(name="bj_episodes", label="Episodes per run",
-                            options=[1000, 2000, 5000, 10000], value=10000),
-            ui.IntSlider(name="player", label="Player's sum", min=12, max=21, value=13),
-            ui.Toggle(name="usable", label="Player has a usable ace", value=True),
-            ui.IntSlider(name="dealer", label="Dealer shows (1 = ace)", min=1, max=10, value=2),
-        ]),
-        ui.Section("Infinite variance (Figure 5.4)", controls=[
-            ui.IntSlider(name="iv_runs", label="Runs", min=1, max=10, value=10),
-            ui.SelectSlider(name="iv_episodes", label="Episodes per run",
-                            options=[1000, 10000, 100000], value=100000,
-                            labels=lambda v: f"{v:,}"),
         ]),
         ui.Seed(),
     ])
