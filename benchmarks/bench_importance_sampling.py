@@ -29,7 +29,7 @@ def figure_5_4():
     return op.infinite_variance_study(runs=10, episodes=100_000, seed=0)
 
 
-@case("chain at defaults: 200 runs x 100 episodes x 5 steps, 11 δ", group=SLUG, budget=0.3)
+@case("chain at defaults: 200 runs x 100 episodes x 5 steps, 11 δ", group=SLUG, budget=0.5)
 def chain_defaults():
     return op.estimator_study(delta=0.5, horizon=5, episodes=100, runs=200, seed=0)
 

@@ -1,7 +1,6 @@
 import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and in order)
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from rlviz import off_policy as op
@@ -17,24 +16,13 @@ INTRO = (
     "Ordinary importance sampling is unbiased but can have huge, even infinite, variance; the "
     "weighted, per-decision and doubly robust estimators each buy some of that variance back."
 )
-CRITIC_LABELS = {
-    "cross_fitted": "cross-fitted model",
-    "same_data": "model of the same data",
-    "true": "true q_π (oracle)",
-    "zero": "none (Q̂ = 0)",
-}
 PD_COLUMNS = [
     ui.TableColumn("pi", "π(Aₜ|Sₜ)", help="The target's probability of the action taken"),
     ui.TableColumn("b", "b(Aₜ|Sₜ)", help="The behaviour's probability of it (it was taken, "
                    "so it is positive)"),
     ui.TableColumn("r", "Rₜ₊₁", help="The reward after the action"),
 ]
-PD_PRESETS = {
-    "Rewards along the way": {"pi": [0.9, 0.9, 0.2, 0.9], "b": [0.5] * 4, "r": [1.0, 0, 0, 1.0]},
-    "Reward only at the end": {"pi": [0.9, 0.9, 0.2, 0.9], "b": [0.5] * 4, "r": [0, 0, 0, 1.0]},
-    "π never takes step 2's action": {"pi": [0.9, 0.9, 0.0, 0.9], "b": [0.5] * 4,
-                                      "r": [1.0, 1.0, 1.0, 1.0]},
-}
+PD_PRESETS = op.WORKED_EPISODES
 PD_DEFAULT = PD_PRESETS["Rewards along the way"]
 
 
@@ -105,7 +93,7 @@ with ui.page("importance_sampling", intro=INTRO) as page:
             ui.SelectSlider(name="runs", label="Data sets (runs)", options=[50, 100, 200],
                             value=200),
             ui.Choice(name="critic", label="Critic of doubly robust", options=list(op.CRITICS),
-                      value="cross_fitted", labels=CRITIC_LABELS,
+                      value="cross_fitted", labels=figs.CRITIC_LABELS,
                       help="Cross-fitted: a model of each half of a run's episodes corrects the "
                            "other half. Same data: one model of all of them. Oracle: the exact "
                            "q_π. None: doubly robust becomes per-decision IS."),
@@ -154,36 +142,25 @@ with ui.page("importance_sampling", intro=INTRO) as page:
         f"Each of {ch.runs} data sets holds {ch.episodes} episodes of {ch.horizon} steps from the "
         "uniform behaviour policy, and every target π is valued on the same episodes.")
     charts = chain_charts(*ch_args)
-    c1, c2 = st.columns(2, gap="medium")
-    with c1:
-        ui.chart(charts["bias"], key="importance_sampling.bias")
-    with c2:
-        ui.chart(charts["mse"], key="importance_sampling.mse")
+    for column, name in zip(st.columns(2, gap="medium"), ("bias", "mse"), strict=True):
+        with column:
+            ui.chart(charts[name], key=f"importance_sampling.{name}")
     table = figs.estimator_table(ch)
     d = float(ch.deltas[ch.chosen])
     st.markdown(f"**At δ = {d:g}** (v_π = {ch.true_values[ch.chosen]:.4f}; critic: "
-                f"{CRITIC_LABELS[ch.critic]})")
+                f"{figs.CRITIC_LABELS[ch.critic]})")
     st.dataframe(table, hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.4f") for c in table.columns if c != "estimator"
     })
-    c3, c4 = st.columns(2, gap="medium")
-    with c3:
-        ui.chart(charts["ess"], key="importance_sampling.ess")
-    with c4:
-        ui.chart(charts["weights"], key="importance_sampling.weights")
+    for column, name in zip(st.columns(2, gap="medium"), ("ess", "weights"), strict=True):
+        with column:
+            ui.chart(charts[name], key=f"importance_sampling.{name}")
     ess_mean = ch.mean_ess()[0][ch.chosen]
     st.caption(
         f"At δ = {d:g} a data set of {ch.episodes} episodes is worth about {ess_mean:.1f} "
         f"equally weighted ones (Kish); the weights' mean is {ch.mean_weight:.4f} "
         f"(its expectation is exactly 1). The doubly robust critic: "
-        + {"cross_fitted": "each run's episodes are split into even and odd; a maximum-"
-                           "likelihood model (transition counts, mean rewards) is fitted on "
-                           "each half, Q̂ of π is computed on it by backward induction, and "
-                           "every episode is corrected by the critic of the other half.",
-           "same_data": "one maximum-likelihood model per run, fitted on the very episodes it "
-                        "corrects, with Q̂ of π by backward induction (a little bias).",
-           "true": "the exact q_π, computed on the true chain (the best a critic can be).",
-           "zero": "none, Q̂ = 0, so doubly robust is exactly per-decision IS."}[ch.critic])
+        + figs.CRITIC_NOTES[ch.critic])
 
     page.section("Per-decision importance sampling, by hand")
     st.markdown(
@@ -293,62 +270,14 @@ with ui.page("importance_sampling", intro=INTRO) as page:
                  reference=0.0, tol=1e-12, source="rlviz.interview.whiteboard"),
     ]
     page.known_answer(checks)
-    page.equations([
-        ("The importance ratio of the steps t to T − 1 (eq. 5.3), and why it works",
-         r"\rho_{t:T-1} = \prod_{k=t}^{T-1} \frac{\pi(A_k \mid S_k)}{b(A_k \mid S_k)}"),
-        ("", r"\mathbb{E}_b[\rho_{t:T-1}\, G_t \mid S_t = s] = v_\pi(s)"),
-        ("Ordinary and weighted importance sampling over n episodes (eqs. 5.5 and 5.6)",
-         r"V_{\text{ord}} = \frac{1}{n}\sum_{i=1}^{n} \rho_i\, G_i"),
-        ("", r"V_{\text{wtd}} = \frac{\sum_{i} \rho_i\, G_i}{\sum_i \rho_i}"),
-        ("Per-decision importance sampling (Precup et al. 2000; eq. 5.15)",
-         r"V_{\text{pd}} = \frac{1}{n}\sum_{i=1}^{n} \sum_{t=0}^{T-1} \gamma^t\, "
-         r"\rho^{(i)}_{0:t}\, R^{(i)}_{t+1}"),
-        ("Doubly robust, with a critic Q̂ and V̂(s) = Σₐ π(a|s) Q̂(s, a), ρ₀:₋₁ = 1 "
-         "(Jiang & Li 2016)",
-         r"V_{\text{DR}} = \frac{1}{n}\sum_{i}\sum_{t} \gamma^t \Big[\rho_{0:t}\big(R_{t+1} - "
-         r"\hat Q(S_t, A_t)\big) + \rho_{0:t-1}\, \hat V(S_t)\Big]"),
-        ("Kish's effective sample size, and its population version on the chain",
-         r"n_{\text{eff}} = \frac{\big(\sum_i w_i\big)^2}{\sum_i w_i^2} \approx "
-         r"\frac{n}{\mathbb{E}_b[\rho^2]}"),
-        ("", r"\mathbb{E}_b[\rho^2] = \Big(\sum_a \frac{\pi(a)^2}{b(a)}\Big)^{T} "
-             r"= (1 + \delta^2)^T"),
-        ("Example 5.5: the second moment of ordinary IS diverges",
-         r"\mathbb{E}_b\big[\rho^2 G^2\big] = \sum_{k=1}^{\infty} \big(\tfrac12 \cdot 0.9\big)"
-         r"^{k-1} \tfrac12 \cdot 0.1 \cdot 2^{2k} = 0.2 \sum_{k=0}^{\infty} 1.8^k = \infty"),
-        ("Bias, variance and MSE over R runs; bands are t-intervals of a mean",
-         r"\mathrm{MSE} = \frac1R\sum_r (V_r - v_\pi)^2 = \text{bias}^2 + \text{variance}"),
-        ("", r"\bar x \pm t_{0.975,\,R-1}\, s/\sqrt{R}"),
-    ])
+    page.equations(figs.EQUATIONS)
     page.source(op.importance_ratio, op.ordinary_is, op.weighted_is, op.ordinary_is_running,
                 op.weighted_is_running, op.per_decision_is, op.doubly_robust, op.kish_ess,
                 op.blackjack_episodes, op.add_card, op.dealer_plays, op.blackjack_moment,
                 op.one_state_episodes, op.sample_episodes, op.fit_models,
                 op.finite_horizon_q, op.estimator_study, op.worked_per_decision)
 
-    def tables() -> dict:
-        rows = [{"delta": float(dd), "v_pi": float(ch.true_values[j]),
-                 "ess": float(ch.mean_ess()[0][j]), **{
-                     f"{k}_{m}": float(getattr(ch, m)(k)[0][j] if m != "variance"
-                                       else ch.variance(k)[j])
-                     for k in op.ESTIMATORS for m in ("bias", "variance", "mse")}}
-                for j, dd in enumerate(ch.deltas)]
-        out = {
-            "blackjack_mse": pd.DataFrame({"episodes": bj.n, **{
-                f"mse_{k}": bj.mse[k] for k in bj.mse}}),
-            "figure_5_4": pd.DataFrame({"episodes": iv.at, **{
-                f"{k}_run{r + 1}": getattr(iv, k)[r] for k in ("ordinary", "weighted")
-                for r in range(iv.runs)}}),
-            "chain": pd.DataFrame(rows),
-        }
-        if worked is not None:
-            out["worked_episode"] = pd.DataFrame({
-                "t": np.arange(worked.ratios.size), "pi": worked.pi, "b": worked.b,
-                "r": worked.rewards, "rho_t": worked.ratios, "rho_0_t": worked.rho_upto,
-                "per_decision_term": worked.per_decision_terms,
-                "ordinary_term": worked.ordinary_terms})
-        return out
-
     shown = {"blackjack_mse": fig_bj, "figure_5_4": fig_iv, **charts}
     if worked is not None:
         shown["worked_episode"] = fig_pd
-    page.export(figures=shown, data=tables)
+    page.export(figures=shown, data=lambda: figs.export_tables(bj, iv, ch, worked))

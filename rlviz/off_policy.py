@@ -48,6 +48,7 @@ __all__ = [
     "CRITICS",
     "DELTA_GRID",
     "ESTIMATORS",
+    "WORKED_EPISODES",
     "BlackjackState",
     "BlackjackStudy",
     "Episodes",
@@ -926,6 +927,15 @@ def estimator_study(*, delta: float = 0.5, horizon: int = 5, episodes: int = 100
 
 
 # =========================================================================== worked example
+WORKED_EPISODES = {
+    "Rewards along the way": {"pi": [0.9, 0.9, 0.2, 0.9], "b": [0.5] * 4, "r": [1.0, 0, 0, 1.0]},
+    "Reward only at the end": {"pi": [0.9, 0.9, 0.2, 0.9], "b": [0.5] * 4, "r": [0, 0, 0, 1.0]},
+    "π never takes step 2's action": {"pi": [0.9, 0.9, 0.0, 0.9], "b": [0.5] * 4,
+                                      "r": [1.0, 1.0, 1.0, 1.0]},
+}
+"""Short episodes to work the per-decision ratio on: pi(A_t|S_t), b(A_t|S_t) and R_{t+1}."""
+
+
 @dataclass(frozen=True)
 class PerDecisionWorked:
     """One episode's ordinary and per-decision IS terms, step by step."""

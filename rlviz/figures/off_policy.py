@@ -22,11 +22,15 @@ from rlviz.off_policy import (
 
 __all__ = [
     "COLORS",
+    "CRITIC_LABELS",
+    "CRITIC_NOTES",
+    "EQUATIONS",
     "LABELS",
     "bias_figure",
     "blackjack_figure",
     "ess_figure",
     "estimator_table",
+    "export_tables",
     "infinite_variance_figure",
     "mse_figure",
     "per_decision_figure",
@@ -47,6 +51,51 @@ LABELS = {
     "doubly_robust": "doubly robust",
 }
 TRUTH = INK
+CRITIC_LABELS = {
+    "cross_fitted": "cross-fitted model",
+    "same_data": "model of the same data",
+    "true": "true q_π (oracle)",
+    "zero": "none (Q̂ = 0)",
+}
+"""Short names of the critics of doubly robust, for the page's controls."""
+CRITIC_NOTES = {
+    "cross_fitted": "each run's episodes are split into even and odd; a maximum-likelihood model "
+                    "(transition counts, mean rewards) is fitted on each half, Q̂ of π is computed "
+                    "on it by backward induction, and every episode is corrected by the critic of "
+                    "the other half.",
+    "same_data": "one maximum-likelihood model per run, fitted on the very episodes it corrects, "
+                 "with Q̂ of π by backward induction (a little bias).",
+    "true": "the exact q_π, computed on the true chain (the best a critic can be).",
+    "zero": "none, Q̂ = 0, so doubly robust is exactly per-decision IS.",
+}
+"""How each critic of doubly robust is made, for the page's caption."""
+EQUATIONS = [
+    ("The importance ratio of the steps t to T − 1 (eq. 5.3), and why it works",
+     r"\rho_{t:T-1} = \prod_{k=t}^{T-1} \frac{\pi(A_k \mid S_k)}{b(A_k \mid S_k)}"),
+    ("", r"\mathbb{E}_b[\rho_{t:T-1}\, G_t \mid S_t = s] = v_\pi(s)"),
+    ("Ordinary and weighted importance sampling over n episodes (eqs. 5.5 and 5.6)",
+     r"V_{\text{ord}} = \frac{1}{n}\sum_{i=1}^{n} \rho_i\, G_i"),
+    ("", r"V_{\text{wtd}} = \frac{\sum_{i} \rho_i\, G_i}{\sum_i \rho_i}"),
+    ("Per-decision importance sampling (Precup et al. 2000; eq. 5.15)",
+     r"V_{\text{pd}} = \frac{1}{n}\sum_{i=1}^{n} \sum_{t=0}^{T-1} \gamma^t\, "
+     r"\rho^{(i)}_{0:t}\, R^{(i)}_{t+1}"),
+    ("Doubly robust, with a critic Q̂ and V̂(s) = Σₐ π(a|s) Q̂(s, a), ρ₀:₋₁ = 1 "
+     "(Jiang & Li 2016)",
+     r"V_{\text{DR}} = \frac{1}{n}\sum_{i}\sum_{t} \gamma^t \Big[\rho_{0:t}\big(R_{t+1} - "
+     r"\hat Q(S_t, A_t)\big) + \rho_{0:t-1}\, \hat V(S_t)\Big]"),
+    ("Kish's effective sample size, and its population version on the chain",
+     r"n_{\text{eff}} = \frac{\big(\sum_i w_i\big)^2}{\sum_i w_i^2} \approx "
+     r"\frac{n}{\mathbb{E}_b[\rho^2]}"),
+    ("", r"\mathbb{E}_b[\rho^2] = \Big(\sum_a \frac{\pi(a)^2}{b(a)}\Big)^{T} "
+         r"= (1 + \delta^2)^T"),
+    ("Example 5.5: the second moment of ordinary IS diverges",
+     r"\mathbb{E}_b\big[\rho^2 G^2\big] = \sum_{k=1}^{\infty} \big(\tfrac12 \cdot 0.9\big)"
+     r"^{k-1} \tfrac12 \cdot 0.1 \cdot 2^{2k} = 0.2 \sum_{k=0}^{\infty} 1.8^k = \infty"),
+    ("Bias, variance and MSE over R runs; bands are t-intervals of a mean",
+     r"\mathrm{MSE} = \frac1R\sum_r (V_r - v_\pi)^2 = \text{bias}^2 + \text{variance}"),
+    ("", r"\bar x \pm t_{0.975,\,R-1}\, s/\sqrt{R}"),
+]
+"""The page's equations: (caption, LaTeX) pairs, each rendered on its own line."""
 
 
 def figure(**layout) -> go.Figure:
@@ -341,3 +390,32 @@ def per_decision_latex(w: PerDecisionWorked) -> list[str]:
         + r"\end{aligned}"
     )
     return [ordinary, per_decision]
+
+
+def export_tables(bj: BlackjackStudy, iv: InfiniteVarianceStudy, ch: EstimatorStudy,
+                  worked: PerDecisionWorked | None) -> dict[str, pd.DataFrame]:
+    """The page's data as tables: the MSE curves, Figure 5.4's runs, the chain, the episode."""
+    rows = []
+    for j, d in enumerate(ch.deltas):
+        row = {"delta": float(d), "v_pi": float(ch.true_values[j]),
+               "ess": float(ch.mean_ess()[0][j])}
+        for k in ESTIMATORS:
+            row[f"{k}_bias"] = float(ch.bias(k)[0][j])
+            row[f"{k}_variance"] = float(ch.variance(k)[j])
+            row[f"{k}_mse"] = float(ch.mse(k)[0][j])
+        rows.append(row)
+    out = {
+        "blackjack_mse": pd.DataFrame({"episodes": bj.n,
+                                       **{f"mse_{k}": v for k, v in bj.mse.items()}}),
+        "figure_5_4": pd.DataFrame({"episodes": iv.at, **{
+            f"{k}_run{r + 1}": getattr(iv, k)[r] for k in ("ordinary", "weighted")
+            for r in range(iv.runs)}}),
+        "chain": pd.DataFrame(rows),
+    }
+    if worked is not None:
+        out["worked_episode"] = pd.DataFrame({
+            "t": np.arange(worked.ratios.size), "pi": worked.pi, "b": worked.b,
+            "r": worked.rewards, "rho_t": worked.ratios, "rho_0_t": worked.rho_upto,
+            "per_decision_term": worked.per_decision_terms,
+            "ordinary_term": worked.ordinary_terms})
+    return out
