@@ -789,19 +789,23 @@ def two_state(*, gamma: float, alpha: float, updates: int, w0: float = 1.0) -> T
     alpha = _number("The step size α", alpha, 0.0, 1.0, open_lo=True)
     updates = _count("Updates", updates, 1, MAX_STEPS)
     one, two, zero = np.array([1.0]), np.array([2.0]), np.array([0.0])
-
-    def run(on_policy: bool) -> tuple[np.ndarray, int | None]:
-        w, trace = np.array([w0]), [w0]
-        for k in range(updates):
-            w = semi_gradient_td_step(w, one, two, 0.0, 1.0, gamma=gamma, alpha=alpha)
-            if on_policy:
-                w = semi_gradient_td_step(w, two, zero, 0.0, 1.0, gamma=gamma, alpha=alpha)
-            trace.append(float(w[0]))
-            if not abs(trace[-1]) <= DIVERGED:
-                return np.array(trace), k + 1
-        return np.array(trace), None
-
-    (w, k), (w_on, k_on) = run(False), run(True)
+    # Row 0 updates A → B alone; row 1 (on-policy) also B → end. Off-policy, B's update has
+    # ρ = 0: the behaviour takes actions there that π never would.
+    w = np.full((2, 1), float(w0))
+    rho_a, rho_b = np.ones(2), np.array([0.0, 1.0])
+    trace, stopped = [w[:, 0]], [None, None]
+    for k in range(updates):
+        w = semi_gradient_td_step(w, one, two, 0.0, rho_a, gamma=gamma, alpha=alpha)
+        w = semi_gradient_td_step(w, two, zero, 0.0, rho_b, gamma=gamma, alpha=alpha)
+        trace.append(w[:, 0])
+        for i in np.flatnonzero(~(np.abs(w[:, 0]) <= DIVERGED)):
+            if stopped[i] is None:
+                stopped[i], rho_a[i], rho_b[i] = k + 1, 0.0, 0.0
+        if None not in stopped:
+            break
+    trace = np.stack(trace)
+    w, w_on = (trace[: (len(trace) if s is None else s + 1), i] for i, s in enumerate(stopped))
+    k, k_on = stopped
     return TwoState(gamma=gamma, alpha=alpha, w=w, w_on=w_on, diverged_at=k, diverged_at_on=k_on)
 
 

@@ -8,11 +8,11 @@ where it passed the limit, with a cross and a note: nothing past it is drawn.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from rlviz.approximation import (
     DIVERGED,
@@ -22,7 +22,7 @@ from rlviz.approximation import (
     TwoState,
     two_state_growth,
 )
-from rlviz.figures.theme import INK, MUTED, colors_for, diverging, figure, hex_to_rgba
+from rlviz.figures.theme import INK, MUTED, colors_for, diverging, hex_to_rgba
 
 __all__ = [
     "COLORS",
@@ -69,15 +69,20 @@ def _thin(k: int, most: int = 400) -> np.ndarray:
     return np.unique(np.r_[np.linspace(0, k - 1, most).astype(int), k - 1])
 
 
-def _band(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean over the last axis and its 95% t-interval half-width (0 for a single run)."""
+@functools.cache
+def _t975(dof: int) -> float:
     from scipy import stats
 
+    return float(stats.t.ppf(0.975, dof))
+
+
+def _band(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean over the last axis and the ends of its 95% t-interval (the mean, for one run)."""
     mean = values.mean(axis=-1)
     n = values.shape[-1]
     if n < 2:
         return mean, mean, mean
-    half = stats.t.ppf(0.975, n - 1) * values.std(axis=-1, ddof=1) / math.sqrt(n)
+    half = _t975(n - 1) * values.std(axis=-1, ddof=1) / math.sqrt(n)
     return mean, mean - half, mean + half
 
 
@@ -144,46 +149,49 @@ def _above(x: np.ndarray, *ys: np.ndarray) -> list[np.ndarray]:
 def diagram(*, target_solid: float = 1.0, height: int = 300) -> go.Figure:
     """Baird's seven states with their values in the weights (Sutton & Barto 2018, Figure 11.1)."""
     xs = np.linspace(0.0, 10.0, 6)
-    upper_y, lower = 2.0, (5.0, 0.0)
-    fig = figure(height=height, margin=dict(l=10, r=10, t=10, b=10),
-                 xaxis=dict(visible=False, range=[-1.2, 11.2]),
-                 yaxis=dict(visible=False, range=[-0.8, 2.8]), showlegend=False)
+    top, low = 2.0, (5.0, 0.0)
+    notes, shapes = [], []
+    arrow = dict(xref="x", yref="y", axref="x", ayref="y", showarrow=True, arrowhead=2, text="")
     for x in xs:
         # solid: from every state to the lower one
-        fig.add_annotation(x=lower[0], y=lower[1], ax=x, ay=upper_y, xref="x", yref="y",
-                           axref="x", ayref="y", showarrow=True, arrowhead=2, arrowsize=1.1,
-                           arrowwidth=1.6, arrowcolor=INK, standoff=18, startstandoff=18, text="")
+        notes.append(dict(x=low[0], y=low[1], ax=x, ay=top, arrowsize=1.1, arrowwidth=1.6,
+                          arrowcolor=INK, standoff=18, startstandoff=18, **arrow))
         # dashed: from any state to each upper one (drawn from the lower state, offset)
-        x0, y0, x1, y1 = lower[0] + 0.25, lower[1] + 0.3, x + 0.25, upper_y - 0.3
-        fig.add_shape(type="line", x0=x0, y0=y0, x1=x0 + 0.86 * (x1 - x0),
-                      y1=y0 + 0.86 * (y1 - y0), line=dict(color=MUTED, width=1.3, dash="dot"))
-        fig.add_annotation(x=x1, y=y1, ax=x0 + 0.86 * (x1 - x0), ay=y0 + 0.86 * (y1 - y0),
-                           xref="x", yref="y", axref="x", ayref="y", showarrow=True,
-                           arrowhead=2, arrowsize=1, arrowwidth=1.2, arrowcolor=MUTED, text="")
-    labels = [f"2w{_sub(i + 1)}+w₈" for i in range(6)]
-    fig.add_trace(go.Scatter(
-        x=xs, y=[upper_y] * 6, mode="markers+text", text=labels, textposition="top center",
-        marker=dict(size=34, color="white", line=dict(color=UPPER, width=2.5)),
-        textfont=dict(size=12, color=INK), hovertemplate="upper state: v̂ = %{text}<extra></extra>",
-    ))
-    fig.add_trace(go.Scatter(
-        x=[lower[0]], y=[lower[1]], mode="markers+text", text=["w₇+2w₈"],
-        textposition="bottom center", marker=dict(size=34, color="white",
-                                                  line=dict(color=W7, width=2.5)),
-        textfont=dict(size=12, color=INK), hovertemplate="lower state: v̂ = w₇+2w₈<extra></extra>",
-    ))
-    pi = "1" if target_solid == 1 else f"{target_solid:.2f}".rstrip("0").rstrip(".")
-    fig.add_annotation(x=10.9, y=0.2, xanchor="right", showarrow=False, align="right",
-                       font=dict(size=11, color=MUTED),
-                       text=f"—— solid → lower state<br>b = 1/7, π = {pi}")
-    fig.add_annotation(x=-0.9, y=0.2, xanchor="left", showarrow=False, align="left",
-                       font=dict(size=11, color=MUTED),
-                       text="······ dashed → an upper state<br>b = 6/7, reward 0 always")
-    return fig
+        x0, y0, x1, y1 = low[0] + 0.25, low[1] + 0.3, x + 0.25, top - 0.3
+        xm, ym = x0 + 0.86 * (x1 - x0), y0 + 0.86 * (y1 - y0)
+        shapes.append(dict(type="line", x0=x0, y0=y0, x1=xm, y1=ym,
+                           line=dict(color=MUTED, width=1.3, dash="dot")))
+        notes.append(dict(x=x1, y=y1, ax=xm, ay=ym, arrowsize=1, arrowwidth=1.2,
+                          arrowcolor=MUTED, **arrow))
+    pi = "1" if target_solid == 1 else f"{target_solid:.3g}"
+    notes += [
+        dict(x=10.9, y=0.2, xanchor="right", showarrow=False, align="right",
+             font=dict(size=11, color=MUTED), text=f"—— solid → lower state<br>b = 1/7, π = {pi}"),
+        dict(x=-0.9, y=0.2, xanchor="left", showarrow=False, align="left",
+             font=dict(size=11, color=MUTED),
+             text="······ dashed → an upper state<br>b = 6/7, reward 0 always"),
+    ]
+    traces = [
+        go.Scatter(x=xs, y=[top] * 6, mode="markers+text",
+                   text=[f"2w{_sub(i + 1)}+w₈" for i in range(6)], textposition="top center",
+                   marker=dict(size=34, color="white", line=dict(color=UPPER, width=2.5)),
+                   textfont=dict(size=12, color=INK),
+                   hovertemplate="upper state: v̂ = %{text}<extra></extra>"),
+        go.Scatter(x=[low[0]], y=[low[1]], mode="markers+text", text=["w₇+2w₈"],
+                   textposition="bottom center",
+                   marker=dict(size=34, color="white", line=dict(color=W7, width=2.5)),
+                   textfont=dict(size=12, color=INK),
+                   hovertemplate="lower state: v̂ = w₇+2w₈<extra></extra>"),
+    ]
+    return go.Figure(data=traces, layout=dict(
+        height=height, margin=dict(l=10, r=10, t=10, b=10), showlegend=False,
+        xaxis=dict(visible=False, range=[-1.2, 11.2], fixedrange=True),
+        yaxis=dict(visible=False, range=[-0.8, 2.8], fixedrange=True),
+        annotations=notes, shapes=shapes))
 
 
-def _weight_traces(run: Run, scale: str, row: int, fig: go.Figure, *, legend: bool) -> float:
-    """Lines for w₁…w₆, w₇ and w₈: means over runs with 95% bands; returns max |w| drawn.
+def _weight_traces(run: Run, scale: str) -> tuple[list[go.Scatter], float]:
+    """Lines for w₁…w₆, w₇ and w₈: means over runs with 95% bands, and the largest |w| drawn.
 
     The six upper weights are exchangeable, so they are drawn as their mean.
     """
@@ -198,31 +206,18 @@ def _weight_traces(run: Run, scale: str, row: int, fig: go.Figure, *, legend: bo
     else:
         items = [(f"w{_sub(i + 1)}", w[:, :, i], UPPER_SHADES[i % 6]) for i in range(w.shape[-1])]
     signed = scale == "signed log"
+    traces = []
     for name, values, c in items:
         mean, lo, hi = _band(values)
         if values.shape[1] > 1:
-            fig.add_trace(_band_trace(t, _slog(lo) if signed else lo, _slog(hi) if signed else hi,
-                                      c, group=name), row=row, col=1)
-        fig.add_trace(go.Scatter(
+            traces.append(_band_trace(t, _slog(lo) if signed else lo,
+                                      _slog(hi) if signed else hi, c, group=name))
+        traces.append(go.Scatter(
             x=t, y=_slog(mean) if signed else mean, customdata=mean if signed else None,
             mode="lines", line=dict(color=c, width=2), name=name, legendgroup=name,
-            showlegend=legend,
             hovertemplate=f"{name}: %{{{'customdata' if signed else 'y'}:.4g}}<extra></extra>",
-        ), row=row, col=1)
-    return top
-
-
-def _stop_marker(fig: go.Figure, run: Run, y: float, *, row: int, yref_log: bool) -> None:
-    at = run.diverged_at
-    if at is None:
-        return
-    fig.add_trace(go.Scatter(
-        x=[at], y=[y], mode="markers", marker=dict(symbol="x", size=11, color=DIVERGES),
-        showlegend=False, hovertemplate=f"diverged at {at}: |w| > {DIVERGED:.0e}<extra></extra>",
-    ), row=row, col=1)
-    fig.add_annotation(x=at, y=math.log10(y) if yref_log else y, row=row, col=1,
-                       text=f"diverged at {at:,}", showarrow=False, xanchor="right",
-                       yanchor="bottom", font=dict(size=11, color=DIVERGES))
+        ))
+    return traces, top
 
 
 def method_figure(run: Run, *, title: str, unit: str, scale: str = "linear",
@@ -232,129 +227,127 @@ def method_figure(run: Run, *, title: str, unit: str, scale: str = "linear",
     Sampled runs show the mean over runs with a 95% band; ``unit`` names the x axis ("steps"
     or "sweeps").
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.09,
-                        row_heights=[0.58, 0.42])
-    top = _weight_traces(run, scale, 1, fig, legend=True)
+    traces, top = _weight_traces(run, scale)
     k = run.live
     keep = _thin(k)
-    t = run.t[keep]
-    errors = []
+    errors, notes = [], []
     for name, values, dash in (("√VE", run.value_error[keep], "solid"),
                                ("√PBE", run.pbe[keep], "dot")):
-        x, mean, lo, hi = _above(t, *_band(values))
+        x, mean, lo, hi = _above(run.t[keep], *_band(values))
         errors += [mean, lo, hi]
-        c = INK
         if values.shape[1] > 1:
-            fig.add_trace(_band_trace(x, lo, hi, c, group=name, xaxis="x2", yaxis="y2"),
-                          row=2, col=1)
-        fig.add_trace(go.Scatter(
-            x=x, y=mean, mode="lines", name=name, legendgroup=name,
-            line=dict(color=c, width=2, dash=dash),
-            hovertemplate=f"{name}: %{{y:.3g}}<extra></extra>"), row=2, col=1)
-    if run.diverged_at is not None:
-        _stop_marker(fig, run, float(np.maximum(run.value_error[k - 1].mean(), FLOOR)), row=2,
-                     yref_log=True)
-    weights_axis = dict(title="weights" if scale == "linear" else "weights (signed log)")
+            traces.append(_band_trace(x, lo, hi, INK, group=name, xaxis="x2", yaxis="y2"))
+        traces.append(go.Scatter(
+            x=x, y=mean, mode="lines", name=name, legendgroup=name, xaxis="x2", yaxis="y2",
+            line=dict(color=INK, width=2, dash=dash),
+            hovertemplate=f"{name}: %{{y:.3g}}<extra></extra>"))
+    at = run.diverged_at
+    if at is not None:
+        y = float(max(run.value_error[k - 1].mean(), FLOOR))
+        traces.append(go.Scatter(
+            x=[at], y=[y], mode="markers", xaxis="x2", yaxis="y2", showlegend=False,
+            marker=dict(symbol="x", size=11, color=DIVERGES),
+            hovertemplate=f"diverged at {at:,}: |w| > {DIVERGED:.0e}<extra></extra>"))
+        notes.append(dict(x=at, y=math.log10(y), xref="x2", yref="y2", showarrow=False,
+                          text=f"diverged at {at:,}", xanchor="right", yanchor="bottom",
+                          font=dict(size=11, color=DIVERGES)))
+    weights_axis = dict(title="weights" if scale == "linear" else "weights (signed log)",
+                        domain=[0.47, 1.0], automargin=True)
     if scale == "signed log":
         weights_axis.update(_slog_axis(top))
     n_runs = run.weights.shape[1]
-    note = f"mean of {n_runs} runs, 95% band" if n_runs > 1 else ""
-    fig.update_layout(
-        template="rlviz", height=height, hovermode="x unified", margin=dict(t=86, r=16),
-        title=dict(text=f"{title}<br><span style='font-size:12px;color:{MUTED}'>{note}</span>"
-                   if note else title),
+    note = f"mean of {n_runs} runs, 95% band" if n_runs > 1 else "no sampling: one trajectory"
+    end = max(float(run.t[k - 1]), 1.0)
+    return go.Figure(data=traces, layout=dict(
+        height=height, hovermode="x unified", margin=dict(t=96, r=16), annotations=notes,
+        title=dict(text=f"{title}<br><span style='font-size:12px;color:{MUTED}'>{note}</span>"),
         legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0.0, font=dict(size=11)),
-        yaxis=dict(automargin=True, **weights_axis),
-        yaxis2=dict(title="RMS error", **_log_axis(errors)),
-        xaxis2=dict(title=unit, range=[0, run.t[-1] if run.diverged_at is None
-                                       else max(run.t[k - 1], 1)]),
-    )
-    return fig
+        xaxis=dict(anchor="y", matches="x2", showticklabels=False, range=[0, end]),
+        yaxis=weights_axis,
+        xaxis2=dict(anchor="y2", title=unit, range=[0, end]),
+        yaxis2=dict(title="RMS error", domain=[0.0, 0.39], **_log_axis(errors)),
+    ))
 
 
 def contrast_figure(exp: BairdExperiment, *, height: int = 400) -> go.Figure:
     """√VE of semi-gradient TD and DP, off-policy against on-policy, on a log axis."""
-    fig = figure(height=height, hovermode="x unified", margin=dict(t=70),
-                 xaxis=dict(title="steps (TD) or sweeps (DP)"))
-    lines = []
+    traces, lines = [], []
     for run, label in ((exp.td, "TD, off-policy"), (exp.dp, "DP, off-policy"),
                        (exp.td_on, "TD, following π"), (exp.dp_on, "DP, π's distribution")):
         keep = _thin(run.live)
         t, mean, lo, hi = _above(run.t[keep], *_band(run.value_error[keep]))
         c = METHOD_COLOR[run.method]
-        dash = "dash" if run.on_policy else "solid"
         if run.weights.shape[1] > 1:
-            fig.add_trace(_band_trace(t, lo, hi, c, group=label))
-        fig.add_trace(go.Scatter(x=t, y=mean, mode="lines", name=label, legendgroup=label,
-                                 line=dict(color=c, width=2.2, dash=dash),
-                                 hovertemplate=f"{label}: %{{y:.3g}}<extra></extra>"))
+            traces.append(_band_trace(t, lo, hi, c, group=label))
+        traces.append(go.Scatter(
+            x=t, y=mean, mode="lines", name=label, legendgroup=label,
+            line=dict(color=c, width=2.2, dash="dash" if run.on_policy else "solid"),
+            hovertemplate=f"{label}: %{{y:.3g}}<extra></extra>"))
         lines += [mean, lo, hi]
-        if run.diverged_at is not None:
-            fig.add_trace(go.Scatter(
+        if run.diverged_at is not None and t.size:
+            traces.append(go.Scatter(
                 x=[t[-1]], y=[mean[-1]], mode="markers+text", text=["diverged"],
                 textposition="top left", marker=dict(symbol="x", size=11, color=DIVERGES),
                 textfont=dict(color=DIVERGES, size=11), showlegend=False,
                 hovertemplate=f"{label} diverged at {run.diverged_at:,}<extra></extra>"))
-    fig.update_layout(yaxis=dict(title="√VE (RMS value error)", **_log_axis(lines)))
-    return fig
+    return go.Figure(data=traces, layout=dict(
+        height=height, hovermode="x unified", margin=dict(t=70),
+        xaxis=dict(title="steps (TD) or sweeps (DP)"),
+        yaxis=dict(title="√VE (RMS value error)", **_log_axis(lines))))
 
 
 # --------------------------------------------------------------------------- w -> 2w
 def two_state_figure(res: TwoState, *, height: int = 400) -> go.Figure:
     """|w| over updates (log axis), and the growth factor per update against γ."""
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.14)
     off, on = COLORS["td"], INK
     k = np.arange(res.w.size)
     exact = np.abs(two_state_growth(res.gamma, res.alpha)) ** k
-    fig.add_trace(go.Scatter(x=k, y=np.abs(res.w), mode="lines",
-                             name="A → B alone (off-policy)", line=dict(color=off, width=2.6),
-                             hovertemplate="update %{x}: |w| = %{y:.4g}<extra></extra>"),
-                  row=1, col=1)
     every = slice(None, None, max(1, k.size // 25))
-    fig.add_trace(go.Scatter(x=k[every], y=exact[every], mode="markers",
-                             name="(1 + α(2γ − 1))ᵏ", marker=dict(color=off, size=7,
-                                                                  symbol="circle-open"),
-                             hovertemplate="closed form: %{y:.4g}<extra></extra>"), row=1, col=1)
-    k_on = np.arange(res.w_on.size)
-    x_on, w_on = _above(k_on, np.abs(res.w_on))
-    fig.add_trace(go.Scatter(x=x_on, y=w_on, mode="lines",
-                             name="A → B, then B → end (on-policy)",
-                             line=dict(color=on, width=2, dash="dash"),
-                             hovertemplate="episode %{x}: |w| = %{y:.4g}<extra></extra>"),
-                  row=1, col=1)
-    if res.diverged_at is not None:
-        fig.add_trace(go.Scatter(x=[res.diverged_at], y=[abs(res.w[-1])], mode="markers+text",
-                                 text=[f"diverged at {res.diverged_at:,}"],
-                                 textposition="middle left", showlegend=False,
-                                 marker=dict(symbol="x", size=11, color=DIVERGES),
-                                 textfont=dict(size=11, color=DIVERGES), hoverinfo="skip"),
-                      row=1, col=1)
+    x_on, w_on = _above(np.arange(res.w_on.size), np.abs(res.w_on))
     gammas = np.linspace(0.0, 0.99, 100)
-    fig.add_trace(go.Scatter(x=gammas, y=[two_state_growth(g, res.alpha) for g in gammas],
-                             mode="lines", line=dict(color=off, width=2.6), showlegend=False,
-                             hovertemplate="γ = %{x:.2f}: ×%{y:.5f} per update<extra></extra>"),
-                  row=1, col=2)
-    fig.add_trace(go.Scatter(
-        x=gammas, y=[two_state_growth(g, res.alpha, on_policy=True) for g in gammas],
-        mode="lines", line=dict(color=on, width=2, dash="dash"), showlegend=False,
-        hovertemplate="γ = %{x:.2f}: ×%{y:.5f} per episode<extra></extra>"), row=1, col=2)
     now = two_state_growth(res.gamma, res.alpha)
-    fig.add_trace(go.Scatter(x=[res.gamma], y=[now], mode="markers", showlegend=False,
-                             marker=dict(size=11, color=off, line=dict(color="white", width=1.5)),
-                             hovertemplate=f"your γ: ×{now:.5f}<extra></extra>"), row=1, col=2)
-    fig.add_hline(y=1.0, line=dict(color=MUTED, width=1, dash="dot"), row=1, col=2)
-    fig.add_vline(x=0.5, line=dict(color=MUTED, width=1, dash="dot"), row=1, col=2)
-    fig.add_annotation(x=0.5, y=1.0, xref="x2", yref="y2 domain", text="γ = ½", showarrow=False,
-                       xanchor="right", yanchor="top", xshift=-3, font=dict(size=11, color=MUTED))
-    fig.update_layout(
-        template="rlviz", height=height, margin=dict(t=70),
+    traces = [
+        go.Scatter(x=k, y=np.abs(res.w), mode="lines", name="A → B alone (off-policy)",
+                   line=dict(color=off, width=2.6),
+                   hovertemplate="update %{x}: |w| = %{y:.4g}<extra></extra>"),
+        go.Scatter(x=k[every], y=exact[every], mode="markers", name="(1 + α(2γ − 1))ᵏ",
+                   marker=dict(color=off, size=7, symbol="circle-open"),
+                   hovertemplate="closed form: %{y:.4g}<extra></extra>"),
+        go.Scatter(x=x_on, y=w_on, mode="lines", name="A → B, then B → end (on-policy)",
+                   line=dict(color=on, width=2, dash="dash"),
+                   hovertemplate="episode %{x}: |w| = %{y:.4g}<extra></extra>"),
+        go.Scatter(x=gammas, y=[two_state_growth(g, res.alpha) for g in gammas], mode="lines",
+                   line=dict(color=off, width=2.6), showlegend=False, xaxis="x2", yaxis="y2",
+                   hovertemplate="γ = %{x:.2f}: ×%{y:.5f} per update<extra></extra>"),
+        go.Scatter(x=gammas, y=[two_state_growth(g, res.alpha, on_policy=True) for g in gammas],
+                   mode="lines", line=dict(color=on, width=2, dash="dash"), showlegend=False,
+                   xaxis="x2", yaxis="y2",
+                   hovertemplate="γ = %{x:.2f}: ×%{y:.5f} per episode<extra></extra>"),
+        go.Scatter(x=[res.gamma], y=[now], mode="markers", showlegend=False, xaxis="x2",
+                   yaxis="y2", marker=dict(size=11, color=off, line=dict(color="white", width=1.5)),
+                   hovertemplate=f"your γ: ×{now:.5f}<extra></extra>"),
+    ]
+    notes = [dict(x=0.5, y=1.0, xref="x2", yref="y2 domain", text="γ = ½", showarrow=False,
+                  xanchor="right", yanchor="top", xshift=-3, font=dict(size=11, color=MUTED))]
+    if res.diverged_at is not None:
+        traces.append(go.Scatter(
+            x=[res.diverged_at], y=[abs(res.w[-1])], mode="markers+text",
+            text=[f"diverged at {res.diverged_at:,}"], textposition="middle left",
+            showlegend=False, marker=dict(symbol="x", size=11, color=DIVERGES),
+            textfont=dict(size=11, color=DIVERGES), hoverinfo="skip"))
+    guide = dict(color=MUTED, width=1, dash="dot")
+    shapes = [dict(type="line", xref="x2 domain", yref="y2", x0=0, x1=1, y0=1, y1=1, line=guide),
+              dict(type="line", xref="x2", yref="y2 domain", x0=0.5, x1=0.5, y0=0, y1=1,
+                   line=guide)]
+    return go.Figure(data=traces, layout=dict(
+        height=height, margin=dict(t=70), annotations=notes, shapes=shapes,
         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0.0, font=dict(size=11)),
-        xaxis=dict(title="updates (episodes, on-policy)"),
+        xaxis=dict(title="updates (episodes, on-policy)", domain=[0.0, 0.5], anchor="y"),
         yaxis=dict(title="|w|", **_log_axis([np.abs(res.w), np.abs(res.w_on), exact])),
-        xaxis2=dict(title="γ", range=[0, 1], dtick=0.25),
-        yaxis2=dict(title=f"factor per update (α = {res.alpha:g})", automargin=True),
-    )
-    return fig
+        xaxis2=dict(title="γ", range=[0, 1], dtick=0.25, domain=[0.66, 1.0], anchor="y2"),
+        yaxis2=dict(title=f"factor per update (α = {res.alpha:g})", anchor="x2",
+                    automargin=True),
+    ))
 
 
 # --------------------------------------------------------------------------- the switchboard
@@ -373,6 +366,16 @@ def _status(rho: float) -> str:
     return "bounded"
 
 
+def _decades_lost(rho: float) -> float:
+    """Decades the error loses per 1000 sweeps, capped at ±3 (the switchboard's colour).
+
+    Exactly 0 where it neither grows nor shrinks.
+    """
+    if _status(rho) == "bounded":
+        return 0.0
+    return float(np.clip(-1000.0 * math.log10(rho), -3, 3))
+
+
 def _per_1000(rho: float) -> str:
     decades = 1000.0 * math.log10(rho)
     if abs(decades) < 2:
@@ -383,8 +386,8 @@ def _per_1000(rho: float) -> str:
 def switch_grid(sb: Switchboard, chosen: tuple[int, int, int], *, height: int = 320) -> go.Figure:
     """The eight settings of the triad, coloured by how fast the error changes per 1000 sweeps.
 
-    Blue converges, red diverges (the diverging scale, centred at "no change"); the chosen
-    setting is outlined.
+    Blue converges, red diverges (the diverging scale, centred at "no change", capped at three
+    decades either way); the chosen setting is outlined.
     """
     cols = [(1, 1), (1, 0), (0, 1), (0, 0)]  # (off_policy, approximation)
     col_names = ["off-policy<br>features", "off-policy<br>tabular", "on-policy<br>features",
@@ -393,41 +396,34 @@ def switch_grid(sb: Switchboard, chosen: tuple[int, int, int], *, height: int = 
     row_names = [f"bootstraps<br>(n = {sb.n})", "Monte Carlo<br>(no bootstrap)"]
     z, text, hover = [], [], []
     for b in rows:
-        zr, tr, hr = [], [], []
-        for o, a in cols:
-            rho = sb.growth[(o, b, a)]
-            change = float(np.clip(-1000.0 * math.log10(rho), -3, 3))  # decades shrunk
-            zr.append(change)
-            status = _status(rho)
-            tr.append(f"<b>{status}</b><br>{_per_1000(rho)} / 1000")
-            hr.append(f"{switch_label((o, b, a), sb.n)}<br>{status}: ×{rho:.6f} per sweep")
-        z.append(zr)
-        text.append(tr)
-        hover.append(hr)
-    scale = diverging([-3, 3])
-    fig = figure(height=height, margin=dict(l=110, r=16, t=30, b=20),
-                 xaxis=dict(side="top", showgrid=False, ticks="", fixedrange=True),
-                 yaxis=dict(autorange="reversed", showgrid=False, ticks="", fixedrange=True))
-    fig.add_trace(go.Heatmap(
-        z=z, x=col_names, y=row_names, text=text, texttemplate="%{text}",
-        textfont=dict(size=12), customdata=hover, hovertemplate="%{customdata}<extra></extra>",
-        showscale=False, xgap=3, ygap=3, **scale,
-    ))
+        z.append([_decades_lost(sb.growth[(o, b, a)]) for o, a in cols])
+        text.append([f"<b>{_status(sb.growth[(o, b, a)])}</b><br>"
+                     f"{_per_1000(sb.growth[(o, b, a)])} per 1000" for o, a in cols])
+        hover.append([f"{switch_label((o, b, a), sb.n)}<br>{_status(sb.growth[(o, b, a)])}: "
+                      f"×{sb.growth[(o, b, a)]:.6f} per sweep" for o, a in cols])
     o, b, a = chosen
     ci, ri = cols.index((o, a)), rows.index(b)
-    fig.add_shape(type="rect", x0=ci - 0.5, x1=ci + 0.5, y0=ri - 0.5, y1=ri + 0.5,
-                  line=dict(color=INK, width=3))
-    return fig
+    return go.Figure(
+        data=[go.Heatmap(z=z, x=col_names, y=row_names, text=text, texttemplate="%{text}",
+                         textfont=dict(size=12), customdata=hover,
+                         hovertemplate="%{customdata}<extra></extra>", showscale=False, xgap=3,
+                         ygap=3, **diverging([-3, 3]))],
+        layout=dict(height=height, margin=dict(l=110, r=16, t=40, b=10),
+                    xaxis=dict(side="top", showgrid=False, ticks="", fixedrange=True),
+                    yaxis=dict(autorange="reversed", showgrid=False, ticks="", fixedrange=True),
+                    shapes=[dict(type="rect", x0=ci - 0.5, x1=ci + 0.5, y0=ri - 0.5,
+                                 y1=ri + 0.5, line=dict(color=INK, width=3))]),
+    )
 
 
 def switch_curves(sb: Switchboard, chosen: tuple[int, int, int], *,
-                  height: int = 400) -> go.Figure:
-    """√VE over sweeps for every setting; the chosen one bold, the rest thin."""
-    fig = figure(height=height, hovermode="x unified", margin=dict(t=120),
-                 xaxis=dict(title="sweeps (expected updates)"),
-                 legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0.0,
-                             font=dict(size=11), entrywidth=0.5, entrywidthmode="fraction"))
-    lines = []
+                  height: int = 440) -> go.Figure:
+    """√VE over sweeps for every setting; the chosen one bold, the rest thin.
+
+    Red diverges, blue converges, grey neither (the learner never sees some states); dashed
+    lines update in π's own distribution.
+    """
+    traces, lines = [], []
     for key, run in sb.runs.items():
         k = run.live
         keep = _thin(k, 300)
@@ -436,55 +432,56 @@ def switch_curves(sb: Switchboard, chosen: tuple[int, int, int], *,
         status = _status(sb.growth[key])
         c = DIVERGES if status == "diverges" else STABLE if status == "converges" else MUTED
         mine = key == chosen
-        fig.add_trace(go.Scatter(
-            x=x, y=y, mode="lines", name=switch_label(key, sb.n),
-            line=dict(color=c, width=3.4 if mine else 1.4,
-                      dash="solid" if key[0] else "dash"),
-            opacity=1.0 if mine else 0.6,
+        traces.append(go.Scatter(
+            x=x, y=y, mode="lines", name=switch_label(key, sb.n), opacity=1.0 if mine else 0.6,
+            line=dict(color=c, width=3.4 if mine else 1.4, dash="solid" if key[0] else "dash"),
             hovertemplate=f"{switch_label(key, sb.n)}: %{{y:.3g}}<extra></extra>"))
         if run.diverged_at is not None and y.size:
-            fig.add_trace(go.Scatter(x=[x[-1]], y=[y[-1]], mode="markers",
+            traces.append(go.Scatter(x=[x[-1]], y=[y[-1]], mode="markers", showlegend=False,
                                      marker=dict(symbol="x", size=10, color=DIVERGES),
-                                     showlegend=False, hoverinfo="skip"))
-    fig.update_layout(yaxis=dict(title="√VE", **_log_axis(lines)))
-    return fig
+                                     hoverinfo="skip"))
+    return go.Figure(data=traces, layout=dict(
+        height=height, hovermode="x unified", margin=dict(t=130),
+        xaxis=dict(title="sweeps (expected updates)"),
+        yaxis=dict(title="√VE", **_log_axis(lines)),
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0.0, font=dict(size=11),
+                    entrywidth=0.5, entrywidthmode="fraction")))
 
 
 def n_dial_figure(sb: Switchboard, chosen: tuple[int, int, int], *,
-                  height: int = 380) -> go.Figure:
+                  height: int = 440) -> go.Figure:
     """Error decades gained per 1000 sweeps against n, for each sampling and representation.
 
     Above zero the expected update diverges. Monte Carlo (n = ∞) is the point at the right.
     """
-    fig = figure(height=height, hovermode="x unified", margin=dict(t=40),
-                 xaxis=dict(title="n (steps before bootstrapping)"),
-                 legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0.0,
-                             font=dict(size=11)))
     mc_x = float(sb.ns[-1]) + 6
+    traces = []
     for (o, a), g in sb.growth_by_n.items():
         label = f"{'off' if o else 'on'}-policy, {'features' if a else 'tabular'}"
-        c = FEATURES if a else TABULAR
-        dash = "solid" if o else "dash"
-        y = 1000.0 * np.log10(g)
-        mc = 1000.0 * math.log10(sb.growth_mc[(o, a)])
         mine = (o, a) == (chosen[0], chosen[2])
-        fig.add_trace(go.Scatter(x=np.r_[sb.ns, mc_x], y=np.r_[y, mc], mode="lines+markers",
-                                 name=label, line=dict(color=c, dash=dash,
-                                                       width=3 if mine else 1.6),
-                                 marker=dict(size=[4] * sb.ns.size + [10]),
-                                 hovertemplate=f"{label}: %{{y:.3f}}<extra></extra>"))
-    fig.add_hline(y=0.0, line=dict(color=INK, width=1))
+        traces.append(go.Scatter(
+            x=np.r_[sb.ns, mc_x], y=1000.0 * np.log10(np.r_[g, sb.growth_mc[(o, a)]]),
+            mode="lines+markers", name=label,
+            line=dict(color=FEATURES if a else TABULAR, dash="solid" if o else "dash",
+                      width=3 if mine else 1.6),
+            marker=dict(size=[4] * sb.ns.size + [10]),
+            hovertemplate=f"{label}: %{{y:.3f}}<extra></extra>"))
+    shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=0, y1=0,
+                   line=dict(color=INK, width=1))]
+    notes = []
     star = sb.first_stable_n
     if star is not None and star > 1:
-        fig.add_vline(x=star - 0.5, line=dict(color=DIVERGES, width=1, dash="dot"))
-        fig.add_annotation(x=star - 0.5, y=1, yref="paper", xanchor="left", yanchor="top",
-                           showarrow=False, xshift=4, font=dict(size=11, color=DIVERGES),
-                           text=f"stable from n = {star}")
-    ticks = [1, 5, 10, 20, 30, 40]
-    ticks = [t for t in ticks if t <= sb.ns[-1]]
-    fig.update_layout(
-        xaxis=dict(tickvals=ticks + [mc_x], ticktext=[str(t) for t in ticks] + ["∞ MC"],
-                   range=[0, mc_x + 3], tickangle=0),
-        yaxis=dict(title="error decades per 1000 sweeps", zeroline=False, automargin=True),
-    )
-    return fig
+        shapes.append(dict(type="line", yref="paper", x0=star - 0.5, x1=star - 0.5, y0=0, y1=1,
+                           line=dict(color=DIVERGES, width=1, dash="dot")))
+        notes.append(dict(x=star - 0.5, y=1, yref="paper", xanchor="left", yanchor="top",
+                          showarrow=False, xshift=4, font=dict(size=11, color=DIVERGES),
+                          text=f"stable from n = {star}"))
+    ticks = [t for t in (1, 5, 10, 20, 30, 40) if t <= sb.ns[-1]]
+    return go.Figure(data=traces, layout=dict(
+        height=height, hovermode="x unified", margin=dict(t=80), shapes=shapes,
+        annotations=notes,
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0.0, font=dict(size=11)),
+        xaxis=dict(title="n (steps before bootstrapping)", tickvals=ticks + [mc_x],
+                   ticktext=[str(t) for t in ticks] + ["∞ MC"], range=[0, mc_x + 3],
+                   tickangle=0),
+        yaxis=dict(title="error decades per 1000 sweeps", zeroline=False, automargin=True)))

@@ -229,8 +229,8 @@ QUESTIONS = (
         question="How does emphatic TD make off-policy TD stable, and what does it cost?",
         answer=(
             "It reweights each update by a followon trace M_t = γρ_{{t−1}}M_{{t−1}} + I_t, so "
-            "states are emphasised as if visited by π: the expected update's matrix becomes positive "
-            "(semi)definite and the expected update converges for small α.",
+            "states are emphasised as if visited by π: the expected update's matrix becomes "
+            "positive (semi)definite and the expected update converges for small α.",
             "In expectation the weighting is f = (I − γP_πᵀ)⁻¹(d ∘ i): on Baird's problem the "
             "lower state gets {f_lower}, each upper state {f_upper}.",
             "Expected ETD on Baird's problem first swings (√VE up to {etd_peak}) while the "
