@@ -280,6 +280,7 @@ def tdc_step(w, v, x, x_next, reward, rho, *, gamma, alpha, beta):
     ``w ← w + α ρ (δ x − γ x' (xᵀv))``;  ``v ← v + β ρ (δ − vᵀx) x``.
     ``v`` learns the least-squares estimate of ``E[δ | x]`` from the features.
     """
+    rho = np.asarray(rho)
     delta = reward + gamma * np.sum(w * x_next, -1) - np.sum(w * x, -1)
     vx = np.sum(v * x, -1)
     w = w + alpha * rho[..., None] * (delta[..., None] * x - gamma * vx[..., None] * x_next)

@@ -39,7 +39,8 @@ def test_baird_policies_distributions_and_ratios():
 def test_tabular_variant_starts_from_the_same_values():
     tab = ap.baird(tabular=True)
     np.testing.assert_array_equal(tab.features, np.eye(7))
-    np.testing.assert_array_equal(tab.features @ tab.start_weights, BOOK.features @ BOOK.start_weights)
+    np.testing.assert_array_equal(tab.features @ tab.start_weights,
+                                  BOOK.features @ BOOK.start_weights)
 
 
 @pytest.mark.parametrize(
