@@ -112,8 +112,8 @@ def run_table(run: ap.Run, unit: str) -> pd.DataFrame:
 
 with ui.page("deadly_triad", intro=INTRO) as page:
     p = page.controls([
-        ui.FloatSlider(name="gamma", label="Discount γ", min=0.0, max=0.99, value=0.99,
-                       step=0.01),
+        ui.FloatSlider(name="gamma", label="Discount γ", min=0.0, max=0.995, value=0.99,
+                       step=0.005),
         ui.SelectSlider(name="pi", label="Target policy π(solid)", options=PI_SOLID, value=1.0,
                         labels=pi_label, help="The book's π always takes solid (1). At 1/7 the "
                         "target equals the behaviour b: learning is on-policy."),
@@ -258,14 +258,19 @@ with ui.page("deadly_triad", intro=INTRO) as page:
         ui.chart(bshown["curves"], key="deadly_triad.curves")
     with c2:
         ui.chart(bshown["dial"], key="deadly_triad.dial")
-    star = sb.first_stable_n
-    crit = sb.critical_gamma
-    st.caption(
-        "On Baird's problem every row of P_π is the same distribution, so Pⁿ = P_π and the "
-        "n-step update is the one-step update with discount γⁿ: bootstrapping fades as γⁿ falls."
-        + (f" Off-policy with features it diverges for γⁿ > γ* = {crit:.6f} (15/17 at "
-           f"π(solid) = 1), so from n = {star} on it is stable." if crit is not None and star
-           else ""))
+    star, limit_star, crit = sb.first_stable_n, sb.first_stable_n_small_alpha, sb.critical_gamma
+    note = ("On Baird's problem every row of P_π is the same distribution, so Pⁿ = P_π and the "
+            "n-step update is the one-step update with discount γⁿ: bootstrapping fades as γⁿ "
+            "falls.")
+    if crit is not None and limit_star is not None:
+        note += (f" Off-policy with features, for small α it diverges exactly when γⁿ > γ* = "
+                 f"{crit:.6f} (15/17 at π(solid) = 1): stable from n = {limit_star}.")
+        if star is not None and star != limit_star:
+            note += (f" At α = {p.alpha:g} the eigenvalues are complex and the step size adds "
+                     f"a little growth: stable from n = {star}.")
+    elif crit is None:
+        note += " With these policies off-policy TD(0) does not diverge for any γ < 1."
+    st.caption(note)
 
     page.read_it(
         "**Weights (top of each panel):** one line per weight, the mean over the sampled runs "
@@ -334,11 +339,12 @@ with ui.page("deadly_triad", intro=INTRO) as page:
                  passed=gap <= 1e-12 and wb_diverges == (ap.drift(problem) > 1e-12),
                  source="rlviz.interview.whiteboard.deadly_triad"),
     ]
-    if crit is not None and star is not None:
+    limit_star = sb.first_stable_n_small_alpha
+    if crit is not None and limit_star is not None:
         n_star = 1 if p.gamma <= crit else int(np.ceil(np.log(crit) / np.log(p.gamma) - 1e-9))
         checks.append(ui.Check(
-            "First stable n off-policy with features = ⌈ln γ* / ln γ⌉ (Pⁿ = P on Baird's)",
-            value=star, reference=n_star, tol=0.0, fmt=".0f",
+            "First stable n as α → 0 (off-policy, features) = ⌈ln γ* / ln γ⌉, as Pⁿ = P here",
+            value=limit_star, reference=n_star, tol=0.0, fmt=".0f",
             source="γⁿ < γ* (γ* = 15/17 at π(solid) = 1, derived)"))
     if at_book and p.alpha == 0.01:
         dp_grew = bool(np.all(np.diff(exp.dp.value_error[-50:, 0]) > 0))

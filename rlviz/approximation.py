@@ -23,6 +23,7 @@ lower state ``w_7 + 2 w_8``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -670,16 +671,18 @@ def growth_per_sweep(problem: Problem, *, alpha: float, n: int | None = 1,
     return float(np.abs(np.linalg.eigvals(k)).max())
 
 
-def drift(problem: Problem, *, gamma: float | None = None) -> float:
-    r"""The growth rate of expected off-policy TD(0) as the step size goes to 0.
+def drift(problem: Problem, *, gamma: float | None = None, n: int | None = 1) -> float:
+    r"""The growth rate of expected off-policy n-step TD as the step size goes to 0.
 
-    The largest real part of the eigenvalues of ``−X Xᵀ D_b (I − γ P_π)``, the values' rate of
-    change per unit of α. Positive: the expected update diverges for *every* step size α > 0,
-    however small (a smaller α only slows it down). ``gamma`` overrides the problem's own.
+    The largest real part of the eigenvalues of ``−X Xᵀ D_b (I − γⁿ P_πⁿ)``, the values' rate
+    of change per unit of α. Positive: the expected update diverges for *every* step size
+    α > 0, however small (a smaller α only slows it down). ``gamma`` overrides the problem's.
     """
-    gamma = problem.gamma if gamma is None else gamma
+    if gamma is not None:
+        problem = dataclasses.replace(problem, gamma=gamma)
+    p, _, g = n_step_model(problem, n)
     x, d, s = problem.features, problem.behaviour_distribution, problem.features.shape[0]
-    m = -(x @ x.T) @ np.diag(d) @ (np.eye(s) - gamma * problem.target_matrix)
+    m = -(x @ x.T) @ np.diag(d) @ (np.eye(s) - g * p)
     return float(np.linalg.eigvals(m).real.max())
 
 
@@ -826,14 +829,23 @@ class Switchboard:
     ns: np.ndarray  # [N] n = 1 .. N for the bootstrapping dial
     growth_by_n: dict[tuple[int, int], np.ndarray]  # (off_policy, approximation) -> [N]
     growth_mc: dict[tuple[int, int], float]  # (off_policy, approximation) -> Monte Carlo's
+    drift_by_n: np.ndarray  # [N] off-policy, Baird's features: drift (α → 0) for each n
     critical_gamma: float | None  # off-policy, Baird's features (α → 0), see critical_gamma
     gamma: float
 
     @property
     def first_stable_n(self) -> int | None:
-        """The smallest n whose off-policy expected update on Baird's features does not grow."""
-        g = self.growth_by_n[(1, 1)]
-        ok = np.flatnonzero(g <= 1.0 + 1e-12)
+        """The smallest n at which off-policy expected TD on Baird's features does not grow.
+
+        At this switchboard's step size.
+        """
+        ok = np.flatnonzero(self.growth_by_n[(1, 1)] <= 1.0 + 1e-12)
+        return int(self.ns[ok[0]]) if ok.size else None
+
+    @property
+    def first_stable_n_small_alpha(self) -> int | None:
+        """The same as α → 0 (with complex eigenvalues a finite α needs a little more n)."""
+        ok = np.flatnonzero(self.drift_by_n <= 1e-12)
         return int(self.ns[ok[0]]) if ok.size else None
 
 
@@ -868,4 +880,5 @@ def switchboard(*, gamma: float = 0.99, target_solid: float = 1.0, alpha: float 
     mc = {(o, a): growth_per_sweep(problems[a], alpha=alpha, n=None, on_policy=not o)
           for o in (1, 0) for a in (1, 0)}
     return Switchboard(n=n, runs=runs, growth=growth, ns=ns, growth_by_n=by_n, growth_mc=mc,
+                       drift_by_n=np.array([drift(problems[1], n=int(k)) for k in ns]),
                        critical_gamma=critical_gamma(problems[1]), gamma=problems[1].gamma)
