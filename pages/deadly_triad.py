@@ -15,7 +15,7 @@ INTRO = (
     "can make the weights grow without bound. Watch it happen on Baird's counterexample, then "
     "see the gradient-TD and emphatic fixes, and flip the three switches yourself."
 )
-STEPS = [100, 250, 500, 1000, 2000, 5000]
+STEPS = [100, 250, 500, 1000, 1500, 2000]
 ALPHAS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1]
 TDC_ALPHAS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05]
 BETAS = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2]

@@ -199,7 +199,7 @@ def test_expected_emphasis_is_the_mean_followon_trace():
 
 # --------------------------------------------------------------------------- sampling
 def test_sampling_follows_the_policies():
-    both = ap.sample_transitions(BOOK, steps=4000, runs=20, seed=0, on_policy=(False, True))
+    both = ap.sample_transitions(BOOK, steps=2000, runs=30, seed=0, on_policy=(False, True))
     off, on = ~both.on_policy, both.on_policy
     nxt = both.states[1:, off].ravel()
     freq = np.bincount(nxt, minlength=7) / nxt.size
@@ -252,14 +252,14 @@ def test_run_td_equals_the_plain_loop_run_by_run():
 
 # --------------------------------------------------------------------------- Figure 11.2
 def test_semi_gradient_dp_grows_without_bound_at_the_rate_of_its_eigenvalue():
-    (dp,) = ap.run_expected_td([BOOK], alpha=0.01, steps=3000, on_policy=[False])
+    (dp,) = ap.run_expected_td([BOOK], alpha=0.01, steps=ap.MAX_STEPS, on_policy=[False])
     assert dp.diverged_at is None
     norm = np.linalg.norm(dp.weights[:, 0] @ BOOK.features.T, axis=-1)
     assert np.all(np.diff(norm[-500:]) > 0)
-    rate = (norm[-1] / norm[-101]) ** (1 / 100)  # recorded every 3 sweeps
-    rate = rate ** (1 / (dp.t[-1] - dp.t[-2]))
-    assert rate == pytest.approx(ap.growth_per_sweep(BOOK, alpha=0.01), abs=1e-5)
-    w = dp.weights[dp.t.tolist().index(999), 0]  # the book's 1000 sweeps (from sweep 0)
+    rate = (norm[-1] / norm[-101]) ** (1 / (dp.t[-1] - dp.t[-101]))
+    # The second eigenvalue (1.0002) still shows a little after 2000 sweeps.
+    assert rate == pytest.approx(ap.growth_per_sweep(BOOK, alpha=0.01), abs=5e-5)
+    w = dp.weights[dp.t.tolist().index(1000), 0]  # the book's 1000 sweeps
     assert w[7] > w[0] > w[6] > 0  # w₈ fastest, then w₁…w₆, w₇ slowly (Figure 11.2)
     np.testing.assert_allclose(w[:6], w[0])
 
@@ -326,9 +326,9 @@ def test_divergence_stops_cleanly_and_never_overflows():
 
 
 def test_runs_record_about_a_thousand_points_and_every_stop():
-    exp = ap.sample_transitions(BOOK, steps=5000, runs=2, seed=0)
-    td = ap.run_td(BOOK, exp, alpha=0.01)
-    assert td.t[0] == 0 and td.t[-1] == 5000
+    exp = ap.sample_transitions(BOOK, steps=ap.MAX_STEPS, runs=2, seed=0)
+    td = ap.run_td(BOOK, exp, alpha=0.03)
+    assert td.t[0] == 0 and td.t[-1] == ap.MAX_STEPS and (td.stopped > 0).all()
     assert td.t.size <= ap.RECORDED + 1 + (td.stopped > 0).sum()
     assert set(td.stopped[td.stopped > 0]) <= set(td.t)
     assert np.all(np.diff(td.t) > 0)
@@ -340,7 +340,7 @@ def test_tdc_drives_the_pbe_toward_zero_while_the_value_error_stays():
     pbe, ve = tdc.pbe[:, 0], tdc.value_error[:, 0]
     assert pbe[-1] < 0.01 < 5 < pbe[0]
     assert 1.8 < ve[-1] < 2.0  # "the VE ... remains almost 2" (Sutton & Barto, §11.7)
-    longer = ap.run_expected_tdc(BOOK, alpha=0.005, beta=0.05, steps=5000)
+    longer = ap.run_expected_tdc(BOOK, alpha=0.005, beta=0.05, steps=ap.MAX_STEPS)
     assert longer.value_error[-1, 0] < ve[-1]  # converging, very slowly
     exp = ap.gradient_experiment(runs=10, steps=1000, seed=0)
     assert exp.tdc.pbe[-1].mean() < 0.1 * exp.tdc.pbe[0].mean()

@@ -86,7 +86,7 @@ def test_the_worked_update_shows_the_values_it_uses():
 
 
 EXTREMES = {
-    "largest": dict(steps="5000", runs="50", alpha="0.1", tdc_alpha="0.05", beta="0.2",
+    "largest": dict(steps="2000", runs="30", alpha="0.1", tdc_alpha="0.05", beta="0.2",
                     etd_alpha="0.1", n="40", scale="auto"),
     "on_policy_target": dict(pi="0.14285714285714285", n="mc", off_policy="0", approx="0",
                              scale="signed log", seed="2147483647"),
@@ -105,11 +105,11 @@ def test_extremes_stay_healthy_and_every_check_passes(query):
 
 
 def test_divergence_is_reported_where_it_happens():
-    at = run_page(PAGE, query={"steps": "5000", "alpha": "0.1", "runs": "3"})
+    at = run_page(PAGE, query={"steps": "2000", "alpha": "0.1", "runs": "3"})
     assert_healthy(at)
     text = captions(at)
     assert "semi-gradient TD** diverged" in text and "semi-gradient DP** diverged" in text
-    exp = ap.baird_experiment(alpha=0.1, steps=5000, runs=3)
+    exp = ap.baird_experiment(alpha=0.1, steps=2000, runs=3)
     assert f"sweep {exp.dp.diverged_at:,}" in text
     dp = figure(at, "deadly_triad.dp")
     marks = [t for t in dp["data"] if t.get("marker", {}).get("symbol") == "x"]
