@@ -30,6 +30,15 @@ def pi_label(p: float) -> str:
     return "1/7 (π = b)" if abs(p - 1 / 7) < 1e-12 else f"{p:g}"
 
 
+def sci(x: float) -> str:
+    """A number for a sentence: 17,190 or 3.2 × 10⁻⁷."""
+    if 1e-3 <= abs(x) < 1e6:
+        return f"{x:,.4g}"
+    mantissa, exponent = f"{x:.2e}".split("e")
+    power = "".join("⁰¹²³⁴⁵⁶⁷⁸⁹⁻"["0123456789-".index(c)] for c in str(int(exponent)))
+    return f"{mantissa} × 10{power}"
+
+
 def n_label(n) -> str:
     return "∞ (Monte Carlo)" if n == "mc" else str(n)
 
@@ -149,9 +158,11 @@ with ui.page("deadly_triad", intro=INTRO) as page:
         st.markdown(
             "Seven states, every reward 0, so the true value is 0 everywhere. The behaviour b "
             "takes *dashed* 6 times in 7, so it visits every state equally; the target π takes "
-            "*solid*, to the lower state. Eight weights for seven states: the features can "
-            "represent the true values exactly (w ∝ (1, 1, 1, 1, 1, 1, 4, −2)), and still the "
-            "weights run away.")
+            f"*solid*, to the lower state{' always' if p.pi == 1 else f', {p.pi:.3g} of the time'}"
+            ". Eight weights for seven states: the features can represent the true values "
+            "exactly (w ∝ (1, 1, 1, 1, 1, 1, 4, −2)), "
+            + ("and still the weights run away." if exp.growth > 1 + 1e-9 else
+               "and at these settings the expected update does not run away."))
         st.caption(
             f"Growth of DP's error per sweep: ×{exp.growth:.6f} off-policy, "
             f"×{exp.growth_on:.6f} in π's own distribution, ×{exp.growth_tabular:.6f} off-policy "
@@ -185,7 +196,8 @@ with ui.page("deadly_triad", intro=INTRO) as page:
         verdict = ("grows" if factor > 1 else "shrinks" if factor < 1 else "stays")
         st.caption(
             f"Every update multiplies w by the same factor, so w {verdict} geometrically: "
-            f"{factor:.10g}^{TWO_STATE_UPDATES:,} = {factor ** TWO_STATE_UPDATES:.4g}"
+            f"after {TWO_STATE_UPDATES:,} updates w = {factor:.10g} to the power "
+            f"{TWO_STATE_UPDATES:,} = {sci(factor ** TWO_STATE_UPDATES)}"
             + (f" (the run stops at update {ts.diverged_at:,}, past {ap.DIVERGED:.0e})"
                if ts.diverged_at else "")
             + ". On-policy the second state's own update (to the end, target 0) shrinks w by "
@@ -209,14 +221,18 @@ with ui.page("deadly_triad", intro=INTRO) as page:
             f"**TDC** descends the projected Bellman error: after {tdc_e.steps:,} sweeps "
             f"√PBE = {tdc_e.pbe[-1, 0]:.3g} while √VE = {tdc_e.value_error[-1, 0]:.3g}. Baird's "
             "features represent every value function, so the projection Π is the identity and "
-            "PBE is the Bellman error itself; with γ = 0.99 a tiny Bellman error still allows a "
-            "large value error, which TDC then removes very slowly.")
+            f"PBE is the Bellman error itself; with γ = {p.gamma:g} a small Bellman error "
+            "still allows a large value error, which TDC removes only slowly.")
+        ve = etd_e.value_error[: etd_e.live, 0]
+        path = f"Its √VE goes from {sci(float(ve[0]))}"
+        if ve.max() > ve[0] * 1.01:
+            path += f", up to {sci(float(ve.max()))} while the emphasis builds,"
+        path += f" to {sci(float(ve[-1]))}."
         st.markdown(
-            f"**Emphatic TD** reweights each state's update by its expected emphasis, which "
-            f"grows on the lower state toward 1/(1 − γ) as the trace builds up. Its √VE first "
-            f"climbs to {float(etd_e.value_error[: etd_e.live].max()):.3g}, then falls to "
-            f"{etd_e.value_error[etd_e.live - 1, 0]:.3g}. Sampled, the emphasis is a product of "
-            "ratios of 7 and 0, far too noisy to use here: the book shows only its expectation.")
+            "**Emphatic TD** reweights each state's update by its expected emphasis, which "
+            "starts at b's distribution and grows toward (I − γP_πᵀ)⁻¹d as the followon trace "
+            f"builds up. {path} Sampled, the emphasis is a product of ratios (7 or 0 at "
+            "π(solid) = 1), far too noisy to use here: the book shows only its expectation.")
         notes = [stopped_note(r, u) for r, u in ((gexp.tdc, "step"), (tdc_e, "sweep"),
                                                  (etd_e, "sweep"))]
         if any(notes):

@@ -134,7 +134,7 @@ def _log_axis(values: list[np.ndarray]) -> dict:
     hi = math.ceil(math.log10(finite.max())) if finite.size else 1
     hi = max(hi, lo + 1)
     span = hi - lo
-    dtick = 1 if span <= 8 else 2 if span <= 16 else 3
+    dtick = 1 if span <= 5 else 2 if span <= 10 else 3 if span <= 15 else 4
     return dict(type="log", range=[lo - 0.05, hi + 0.05], dtick=dtick, exponentformat="power",
                 showexponent="all", minor=dict(showgrid=False, ticks=""), automargin=True)
 
@@ -358,6 +358,12 @@ def switch_label(key: tuple[int, int, int], n: int) -> str:
                        "features" if a else "tabular"])
 
 
+def _short(key: tuple[int, int, int], n: int) -> str:
+    """A legend-sized label: ``off · n=1 · approx``."""
+    o, b, a = key
+    return f"{'off' if o else 'on'} · {f'n={n}' if b else 'MC'} · {'approx' if a else 'tabular'}"
+
+
 def _status(rho: float) -> str:
     if rho > 1.0 + 1e-9:
         return "diverges"
@@ -433,7 +439,7 @@ def switch_curves(sb: Switchboard, chosen: tuple[int, int, int], *,
         c = DIVERGES if status == "diverges" else STABLE if status == "converges" else MUTED
         mine = key == chosen
         traces.append(go.Scatter(
-            x=x, y=y, mode="lines", name=switch_label(key, sb.n), opacity=1.0 if mine else 0.6,
+            x=x, y=y, mode="lines", name=_short(key, sb.n), opacity=1.0 if mine else 0.6,
             line=dict(color=c, width=3.4 if mine else 1.4, dash="solid" if key[0] else "dash"),
             hovertemplate=f"{switch_label(key, sb.n)}: %{{y:.3g}}<extra></extra>"))
         if run.diverged_at is not None and y.size:
@@ -444,8 +450,7 @@ def switch_curves(sb: Switchboard, chosen: tuple[int, int, int], *,
         height=height, hovermode="x unified", margin=dict(t=130),
         xaxis=dict(title="sweeps (expected updates)"),
         yaxis=dict(title="√VE", **_log_axis(lines)),
-        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0.0, font=dict(size=11),
-                    entrywidth=0.5, entrywidthmode="fraction")))
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0.0, font=dict(size=11))))
 
 
 def n_dial_figure(sb: Switchboard, chosen: tuple[int, int, int], *,
