@@ -80,7 +80,7 @@ def _all_figures(gamma, steps, runs, alpha):
     scale = figs.weight_scale([exp.td, exp.dp])
     return [figs.diagram(), figs.method_figure(exp.td, title="", unit="", scale=scale),
             figs.method_figure(exp.dp, title="", unit="", scale=scale),
-            figs.contrast_figure(exp), figs.two_state_figure(two),
+            figs.contrast_figure(exp), figs.two_state_figure(two), figs.growth_figure(two),
             *(figs.method_figure(r, title="", unit="") for r in
               (grad.tdc, grad.tdc_expected, grad.etd_expected)),
             figs.switch_grid(sb, (1, 1, 1)), figs.switch_curves(sb, (1, 1, 1)),

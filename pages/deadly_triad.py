@@ -32,8 +32,10 @@ def pi_label(p: float) -> str:
 
 def sci(x: float) -> str:
     """A number for a sentence: 17,190 or 3.2 × 10⁻⁷."""
-    if 1e-3 <= abs(x) < 1e6:
-        return f"{x:,.4g}"
+    if 1e3 <= abs(x) < 1e6:
+        return f"{x:,.0f}"
+    if 1e-3 <= abs(x) < 1e3:
+        return f"{x:.4g}"
     mantissa, exponent = f"{x:.2e}".split("e")
     power = "".join("⁰¹²³⁴⁵⁶⁷⁸⁹⁻"["0123456789-".index(c)] for c in str(int(exponent)))
     return f"{mantissa} × 10{power}"
@@ -93,8 +95,9 @@ def gradient_figures(args, scale):
 
 
 @ui.cached_figures()
-def two_state_figure(gamma, alpha):
-    return figs.two_state_figure(two_state(gamma, alpha))
+def two_state_figures(gamma, alpha):
+    res = two_state(gamma, alpha)
+    return {"w": figs.two_state_figure(res), "growth": figs.growth_figure(res)}
 
 
 @ui.cached_figures()
@@ -180,19 +183,25 @@ with ui.page("deadly_triad", intro=INTRO) as page:
 
     page.section("The smallest divergence: w → 2w")
     ts = two_state(p.gamma, p.alpha)
+    tshown = two_state_figures(p.gamma, p.alpha)
+    factor = ap.two_state_growth(p.gamma, p.alpha)
+    st.markdown(
+        "Two states with one shared weight: values w and 2w, reward 0. Off-policy, only the "
+        "transition from the first to the second is ever updated (the behaviour's actions in "
+        "the second state have ρ = 0).")
     c1, c2 = st.columns([3, 2], gap="medium")
     with c1:
-        ui.chart(two_state_figure(p.gamma, p.alpha), key="deadly_triad.two_state")
+        ui.chart(tshown["w"], key="deadly_triad.two_state")
     with c2:
-        factor = ap.two_state_growth(p.gamma, p.alpha)
-        st.markdown(
-            "Two states with one shared weight: values w and 2w, reward 0. Off-policy, only the "
-            "transition from the first to the second is ever updated. One update by hand, from "
-            "w = 1:")
+        ui.chart(tshown["growth"], key="deadly_triad.growth")
+    c1, c2 = st.columns([2, 3], gap="medium")
+    with c1:
+        st.markdown("One update by hand, from w = 1:")
         st.latex(
             rf"\begin{{aligned}} w &\leftarrow w + \alpha\,(\gamma\cdot 2w - w)\cdot 1 \\"
             rf"&= 1 + {p.alpha:g}\,({p.gamma:g}\cdot 2 \cdot 1 - 1) \\"
             rf"&= {ts.w[1]:.10g} = 1 + \alpha(2\gamma - 1) \end{{aligned}}")
+    with c2:
         verdict = ("grows" if factor > 1 else "shrinks" if factor < 1 else "stays")
         st.caption(
             f"Every update multiplies w by the same factor, so w {verdict} geometrically: "
@@ -201,7 +210,8 @@ with ui.page("deadly_triad", intro=INTRO) as page:
             + (f" (the run stops at update {ts.diverged_at:,}, past {ap.DIVERGED:.0e})"
                if ts.diverged_at else "")
             + ". On-policy the second state's own update (to the end, target 0) shrinks w by "
-            f"1 − 4α = {1 - 4 * p.alpha:.10g} in the same episode.")
+            f"1 − 4α = {1 - 4 * p.alpha:.10g} in the same episode. It grows exactly when "
+            "γ > ½, whatever α is.")
 
     page.section("Stable off-policy TD: TDC and emphatic TD")
     gargs = (p.gamma, p.pi, p.tdc_alpha, p.beta, p.etd_alpha, p.steps, p.runs, p.seed)
@@ -424,7 +434,8 @@ with ui.page("deadly_triad", intro=INTRO) as page:
                 ap.run_td, ap.run_expected_td)
     page.export(
         figures={"td": shown["td"], "dp": shown["dp"], "contrast": shown["contrast"],
-                 "two_state": two_state_figure(p.gamma, p.alpha), "tdc": gshown["tdc"],
+                 "two_state": tshown["w"], "two_state_growth": tshown["growth"],
+                 "tdc": gshown["tdc"],
                  "tdc_expected": gshown["tdc_expected"], "etd": gshown["etd"],
                  "switchboard": bshown["grid"], "switch_curves": bshown["curves"],
                  "n_dial": bshown["dial"]},

@@ -12,7 +12,7 @@ from tests.conftest import PAGES, assert_healthy, open_panels, run_page
 
 PAGE = PAGES / "deadly_triad.py"
 SMALL = {"steps": "250", "runs": "3"}  # quick where the number of steps is not the point
-CHARTS = 11
+CHARTS = 12
 
 
 def known_answer(at) -> str:
@@ -135,13 +135,16 @@ def test_a_link_restores_every_control_and_writes_back_what_it_was_given():
 def test_moving_the_switches_moves_the_outlined_cell():
     at = run_page(PAGE, query=SMALL)
     grid = figure(at, "deadly_triad.grid")
-    assert grid["layout"]["shapes"][0]["x0"] == -0.5  # off-policy, features
+    assert grid["layout"]["shapes"][0]["y0"] == -0.5  # off-policy, features
     at.toggle(key="deadly_triad.approx").set_value(False).run()
     assert_healthy(at)
     grid = figure(at, "deadly_triad.grid")
-    assert grid["layout"]["shapes"][0]["x0"] == 0.5  # off-policy, tabular
+    assert grid["layout"]["shapes"][0]["y0"] == 0.5  # off-policy, tabular
     assert at.query_params.get("approx") == "0"
     assert "off-policy · n = 1 · tabular" in captions(at)
+    at.select_slider(key="deadly_triad.n").set_value("mc").run()
+    assert figure(at, "deadly_triad.grid")["layout"]["shapes"][0]["x0"] == 0.5  # Monte Carlo
+    assert "off-policy · Monte Carlo · tabular" in captions(at)
 
 
 @pytest.mark.parametrize(
@@ -187,7 +190,7 @@ def test_weights_figure_draws_the_mean_of_the_runs_with_a_band():
 def test_switch_grid_colours_only_the_triad_red():
     sb = ap.switchboard(steps=50)
     fig = figs.switch_grid(sb, (1, 1, 1))
-    z = np.array(fig.data[0].z)
+    z = np.array(fig.data[0].z)  # rows: sampling x representation; columns: n, Monte Carlo
     assert z[0, 0] < 0 and (np.delete(z.ravel(), 0) >= 0).all()
     assert fig.data[0].zmid == 0
     assert "diverges" in fig.data[0].text[0][0]

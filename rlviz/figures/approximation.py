@@ -28,6 +28,7 @@ __all__ = [
     "COLORS",
     "contrast_figure",
     "diagram",
+    "growth_figure",
     "method_figure",
     "n_dial_figure",
     "switch_curves",
@@ -146,7 +147,7 @@ def _above(x: np.ndarray, *ys: np.ndarray) -> list[np.ndarray]:
 
 
 # --------------------------------------------------------------------------- Baird's problem
-def diagram(*, target_solid: float = 1.0, height: int = 300) -> go.Figure:
+def diagram(*, target_solid: float = 1.0, height: int = 330) -> go.Figure:
     """Baird's seven states with their values in the weights (Sutton & Barto 2018, Figure 11.1)."""
     xs = np.linspace(0.0, 10.0, 6)
     top, low = 2.0, (5.0, 0.0)
@@ -165,9 +166,9 @@ def diagram(*, target_solid: float = 1.0, height: int = 300) -> go.Figure:
                           arrowcolor=MUTED, **arrow))
     pi = "1" if target_solid == 1 else f"{target_solid:.3g}"
     notes += [
-        dict(x=10.9, y=0.2, xanchor="right", showarrow=False, align="right",
+        dict(x=11.1, y=-1.0, xanchor="right", showarrow=False, align="right",
              font=dict(size=11, color=MUTED), text=f"—— solid → lower state<br>b = 1/7, π = {pi}"),
-        dict(x=-0.9, y=0.2, xanchor="left", showarrow=False, align="left",
+        dict(x=-1.1, y=-1.0, xanchor="left", showarrow=False, align="left",
              font=dict(size=11, color=MUTED),
              text="······ dashed → an upper state<br>b = 6/7, reward 0 always"),
     ]
@@ -186,7 +187,7 @@ def diagram(*, target_solid: float = 1.0, height: int = 300) -> go.Figure:
     return go.Figure(data=traces, layout=dict(
         height=height, margin=dict(l=10, r=10, t=10, b=10), showlegend=False,
         xaxis=dict(visible=False, range=[-1.2, 11.2], fixedrange=True),
-        yaxis=dict(visible=False, range=[-0.8, 2.8], fixedrange=True),
+        yaxis=dict(visible=False, range=[-1.35, 2.8], fixedrange=True),
         annotations=notes, shapes=shapes))
 
 
@@ -298,14 +299,12 @@ def contrast_figure(exp: BairdExperiment, *, height: int = 400) -> go.Figure:
 
 # --------------------------------------------------------------------------- w -> 2w
 def two_state_figure(res: TwoState, *, height: int = 400) -> go.Figure:
-    """|w| over updates (log axis), and the growth factor per update against γ."""
+    """|w| over updates on a log axis: the A → B update alone, its closed form, on-policy."""
     off, on = COLORS["td"], INK
     k = np.arange(res.w.size)
     exact = np.abs(two_state_growth(res.gamma, res.alpha)) ** k
     every = slice(None, None, max(1, k.size // 25))
     x_on, w_on = _above(np.arange(res.w_on.size), np.abs(res.w_on))
-    gammas = np.linspace(0.0, 0.99, 100)
-    now = two_state_growth(res.gamma, res.alpha)
     traces = [
         go.Scatter(x=k, y=np.abs(res.w), mode="lines", name="A → B alone (off-policy)",
                    line=dict(color=off, width=2.6),
@@ -316,38 +315,48 @@ def two_state_figure(res: TwoState, *, height: int = 400) -> go.Figure:
         go.Scatter(x=x_on, y=w_on, mode="lines", name="A → B, then B → end (on-policy)",
                    line=dict(color=on, width=2, dash="dash"),
                    hovertemplate="episode %{x}: |w| = %{y:.4g}<extra></extra>"),
-        go.Scatter(x=gammas, y=[two_state_growth(g, res.alpha) for g in gammas], mode="lines",
-                   line=dict(color=off, width=2.6), showlegend=False, xaxis="x2", yaxis="y2",
-                   hovertemplate="γ = %{x:.2f}: ×%{y:.5f} per update<extra></extra>"),
-        go.Scatter(x=gammas, y=[two_state_growth(g, res.alpha, on_policy=True) for g in gammas],
-                   mode="lines", line=dict(color=on, width=2, dash="dash"), showlegend=False,
-                   xaxis="x2", yaxis="y2",
-                   hovertemplate="γ = %{x:.2f}: ×%{y:.5f} per episode<extra></extra>"),
-        go.Scatter(x=[res.gamma], y=[now], mode="markers", showlegend=False, xaxis="x2",
-                   yaxis="y2", marker=dict(size=11, color=off, line=dict(color="white", width=1.5)),
-                   hovertemplate=f"your γ: ×{now:.5f}<extra></extra>"),
     ]
-    notes = [dict(x=0.5, y=1.0, xref="x2", yref="y2 domain", text="γ = ½", showarrow=False,
-                  xanchor="right", yanchor="top", xshift=-3, font=dict(size=11, color=MUTED))]
     if res.diverged_at is not None:
         traces.append(go.Scatter(
             x=[res.diverged_at], y=[abs(res.w[-1])], mode="markers+text",
             text=[f"diverged at {res.diverged_at:,}"], textposition="middle left",
             showlegend=False, marker=dict(symbol="x", size=11, color=DIVERGES),
             textfont=dict(size=11, color=DIVERGES), hoverinfo="skip"))
-    guide = dict(color=MUTED, width=1, dash="dot")
-    shapes = [dict(type="line", xref="x2 domain", yref="y2", x0=0, x1=1, y0=1, y1=1, line=guide),
-              dict(type="line", xref="x2", yref="y2 domain", x0=0.5, x1=0.5, y0=0, y1=1,
-                   line=guide)]
     return go.Figure(data=traces, layout=dict(
-        height=height, margin=dict(t=70), annotations=notes, shapes=shapes,
+        height=height, margin=dict(t=70),
         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0.0, font=dict(size=11)),
-        xaxis=dict(title="updates (episodes, on-policy)", domain=[0.0, 0.5], anchor="y"),
-        yaxis=dict(title="|w|", **_log_axis([np.abs(res.w), np.abs(res.w_on), exact])),
-        xaxis2=dict(title="γ", range=[0, 1], dtick=0.25, domain=[0.66, 1.0], anchor="y2"),
-        yaxis2=dict(title=f"factor per update (α = {res.alpha:g})", anchor="x2",
-                    automargin=True),
-    ))
+        xaxis=dict(title="updates (episodes, on-policy)"),
+        yaxis=dict(title="|w|", **_log_axis([np.abs(res.w), np.abs(res.w_on), exact]))))
+
+
+def growth_figure(res: TwoState, *, height: int = 400) -> go.Figure:
+    """The w → 2w factor per update against γ at this α: above 1 from γ = ½ on."""
+    off, on = COLORS["td"], INK
+    gammas = np.linspace(0.0, 0.99, 100)
+    now = two_state_growth(res.gamma, res.alpha)
+    traces = [
+        go.Scatter(x=gammas, y=[two_state_growth(g, res.alpha) for g in gammas], mode="lines",
+                   line=dict(color=off, width=2.6), name="off-policy, per update",
+                   hovertemplate="γ = %{x:.2f}: ×%{y:.5f} per update<extra></extra>"),
+        go.Scatter(x=gammas, y=[two_state_growth(g, res.alpha, on_policy=True) for g in gammas],
+                   mode="lines", line=dict(color=on, width=2, dash="dash"),
+                   name="on-policy, per episode",
+                   hovertemplate="γ = %{x:.2f}: ×%{y:.5f} per episode<extra></extra>"),
+        go.Scatter(x=[res.gamma], y=[now], mode="markers", showlegend=False,
+                   marker=dict(size=11, color=off, line=dict(color="white", width=1.5)),
+                   hovertemplate=f"your γ: ×{now:.5f}<extra></extra>"),
+    ]
+    guide = dict(color=MUTED, width=1, dash="dot")
+    return go.Figure(data=traces, layout=dict(
+        height=height, margin=dict(t=70),
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0.0, font=dict(size=11)),
+        annotations=[dict(x=0.5, y=1.0, yref="y domain", text="γ = ½", showarrow=False,
+                          xanchor="right", yanchor="top", xshift=-3,
+                          font=dict(size=11, color=MUTED))],
+        shapes=[dict(type="line", xref="x domain", x0=0, x1=1, y0=1, y1=1, line=guide),
+                dict(type="line", yref="y domain", x0=0.5, x1=0.5, y0=0, y1=1, line=guide)],
+        xaxis=dict(title="γ", range=[0, 1], dtick=0.25),
+        yaxis=dict(title=f"growth factor (α = {res.alpha:g})", automargin=True)))
 
 
 # --------------------------------------------------------------------------- the switchboard
@@ -389,32 +398,33 @@ def _per_1000(rho: float) -> str:
     return f"×10^{decades:.0f}" if decades > 0 else f"×10^−{-decades:.0f}"
 
 
-def switch_grid(sb: Switchboard, chosen: tuple[int, int, int], *, height: int = 320) -> go.Figure:
+def switch_grid(sb: Switchboard, chosen: tuple[int, int, int], *, height: int = 380) -> go.Figure:
     """The eight settings of the triad, coloured by how fast the error changes per 1000 sweeps.
 
-    Blue converges, red diverges (the diverging scale, centred at "no change", capped at three
-    decades either way); the chosen setting is outlined.
+    Rows: sampling and representation; columns: bootstrapping or Monte Carlo. Blue converges,
+    red diverges (the diverging scale, centred at "no change", capped at three decades either
+    way); the chosen setting is outlined.
     """
-    cols = [(1, 1), (1, 0), (0, 1), (0, 0)]  # (off_policy, approximation)
-    col_names = ["off-policy<br>features", "off-policy<br>tabular", "on-policy<br>features",
+    rows = [(1, 1), (1, 0), (0, 1), (0, 0)]  # (off_policy, approximation)
+    row_names = ["off-policy<br>features", "off-policy<br>tabular", "on-policy<br>features",
                  "on-policy<br>tabular"]
-    rows = [1, 0]  # bootstrapping
-    row_names = [f"bootstraps<br>(n = {sb.n})", "Monte Carlo<br>(no bootstrap)"]
+    cols = [1, 0]  # bootstrapping
+    col_names = [f"bootstraps (n = {sb.n})", "Monte Carlo"]
     z, text, hover = [], [], []
-    for b in rows:
-        z.append([_decades_lost(sb.growth[(o, b, a)]) for o, a in cols])
-        text.append([f"<b>{_status(sb.growth[(o, b, a)])}</b><br>"
-                     f"{_per_1000(sb.growth[(o, b, a)])} per 1000" for o, a in cols])
-        hover.append([f"{switch_label((o, b, a), sb.n)}<br>{_status(sb.growth[(o, b, a)])}: "
-                      f"×{sb.growth[(o, b, a)]:.6f} per sweep" for o, a in cols])
+    for o, a in rows:
+        growth = [sb.growth[(o, b, a)] for b in cols]
+        z.append([_decades_lost(g) for g in growth])
+        text.append([f"<b>{_status(g)}</b><br>{_per_1000(g)} / 1000 sweeps" for g in growth])
+        hover.append([f"{switch_label((o, b, a), sb.n)}<br>{_status(g)}: ×{g:.6f} per sweep"
+                      for b, g in zip(cols, growth, strict=True)])
     o, b, a = chosen
-    ci, ri = cols.index((o, a)), rows.index(b)
+    ri, ci = rows.index((o, a)), cols.index(b)
     return go.Figure(
         data=[go.Heatmap(z=z, x=col_names, y=row_names, text=text, texttemplate="%{text}",
                          textfont=dict(size=12), customdata=hover,
                          hovertemplate="%{customdata}<extra></extra>", showscale=False, xgap=3,
                          ygap=3, **diverging([-3, 3]))],
-        layout=dict(height=height, margin=dict(l=110, r=16, t=40, b=10),
+        layout=dict(height=height, margin=dict(l=92, r=10, t=30, b=10),
                     xaxis=dict(side="top", showgrid=False, ticks="", fixedrange=True),
                     yaxis=dict(autorange="reversed", showgrid=False, ticks="", fixedrange=True),
                     shapes=[dict(type="rect", x0=ci - 0.5, x1=ci + 0.5, y0=ri - 0.5,
