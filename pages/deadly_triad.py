@@ -38,7 +38,7 @@ def sci(x: float) -> str:
         return f"{x:.4g}"
     mantissa, exponent = f"{x:.2e}".split("e")
     power = "".join("⁰¹²³⁴⁵⁶⁷⁸⁹⁻"["0123456789-".index(c)] for c in str(int(exponent)))
-    return f"{mantissa} × 10{power}"
+    return f"10{power}" if mantissa == "1.00" else f"{mantissa} × 10{power}"
 
 
 def n_label(n) -> str:
@@ -110,7 +110,7 @@ def board_figures(args, chosen):
 def stopped_note(run: ap.Run, unit: str) -> str:
     if run.diverged_at is None:
         return ""
-    return (f"**{run.method}** diverged: a weight passed {ap.DIVERGED:.0e} at {unit} "
+    return (f"**{run.method}** diverged: a weight passed {sci(ap.DIVERGED)} at {unit} "
             f"{run.diverged_at:,}, where its curves stop.")
 
 
@@ -207,7 +207,7 @@ with ui.page("deadly_triad", intro=INTRO) as page:
             f"Every update multiplies w by the same factor, so w {verdict} geometrically: "
             f"after {TWO_STATE_UPDATES:,} updates w = {factor:.10g} to the power "
             f"{TWO_STATE_UPDATES:,} = {sci(factor ** TWO_STATE_UPDATES)}"
-            + (f" (the run stops at update {ts.diverged_at:,}, past {ap.DIVERGED:.0e})"
+            + (f" (the run stops at update {ts.diverged_at:,}, past {sci(ap.DIVERGED)})"
                if ts.diverged_at else "")
             + ". On-policy the second state's own update (to the end, target 0) shrinks w by "
             f"1 − 4α = {1 - 4 * p.alpha:.10g} in the same episode. It grows exactly when "
@@ -305,7 +305,8 @@ with ui.page("deadly_triad", intro=INTRO) as page:
         "error, both weighted by b's state distribution, on a log axis where steady growth is a "
         "straight line. A run stops once a weight passes 10⁶ and says so.  \n"
         "**Switchboard:** each cell is expected n-step TD with one choice of each switch; its "
-        "colour is how many decades the error gains (red) or loses (blue) per 1000 sweeps in "
+        "colour is how many decades the error gains (red) or loses (blue) per 1000 sweeps (the "
+        "×… / 1000 in each cell) in "
         "the long run, read from the eigenvalues of the update. Grey lines neither grow nor "
         "shrink: on-policy at π(solid) = 1 the learner only ever sees the lower state.  \n"
         "**Step size:** divergence here is not a too-large α. For off-policy TD on Baird's "

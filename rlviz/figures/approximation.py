@@ -78,13 +78,18 @@ def _t975(dof: int) -> float:
 
 
 def _band(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean over the last axis and the ends of its 95% t-interval (the mean, for one run)."""
+    """Mean over the last axis and the ends of its 95% t-interval (the mean, for one run).
+
+    The interval is cut to the range of the runs themselves: with few runs and a wide spread
+    it could otherwise reach below every run (below zero, on a log axis).
+    """
     mean = values.mean(axis=-1)
     n = values.shape[-1]
     if n < 2:
         return mean, mean, mean
     half = _t975(n - 1) * values.std(axis=-1, ddof=1) / math.sqrt(n)
-    return mean, mean - half, mean + half
+    lo, hi = values.min(axis=-1), values.max(axis=-1)
+    return mean, np.clip(mean - half, lo, hi), np.clip(mean + half, lo, hi)
 
 
 def _band_trace(x, lo, hi, color: str, *, xaxis: str = "x", yaxis: str = "y",
@@ -248,7 +253,8 @@ def method_figure(run: Run, *, title: str, unit: str, scale: str = "linear",
         traces.append(go.Scatter(
             x=[at], y=[y], mode="markers", xaxis="x2", yaxis="y2", showlegend=False,
             marker=dict(symbol="x", size=11, color=DIVERGES),
-            hovertemplate=f"diverged at {at:,}: |w| > {DIVERGED:.0e}<extra></extra>"))
+            hovertemplate=f"diverged at {at:,}: |w| > {_decade(round(math.log10(DIVERGED)))}"
+                          "<extra></extra>"))
         notes.append(dict(x=at, y=math.log10(y), xref="x2", yref="y2", showarrow=False,
                           text=f"diverged at {at:,}", xanchor="right", yanchor="bottom",
                           font=dict(size=11, color=DIVERGES)))
@@ -287,8 +293,9 @@ def contrast_figure(exp: BairdExperiment, *, height: int = 400) -> go.Figure:
         lines += [mean, lo, hi]
         if run.diverged_at is not None and t.size:
             traces.append(go.Scatter(
-                x=[t[-1]], y=[mean[-1]], mode="markers+text", text=["diverged"],
-                textposition="top left", marker=dict(symbol="x", size=11, color=DIVERGES),
+                x=[t[-1]], y=[mean[-1]], mode="markers+text",
+                text=[f"{label.split(',')[0]} diverged at {run.diverged_at:,}"],
+                textposition="middle right", marker=dict(symbol="x", size=11, color=DIVERGES),
                 textfont=dict(color=DIVERGES, size=11), showlegend=False,
                 hovertemplate=f"{label} diverged at {run.diverged_at:,}<extra></extra>"))
     return go.Figure(data=traces, layout=dict(
@@ -414,7 +421,7 @@ def switch_grid(sb: Switchboard, chosen: tuple[int, int, int], *, height: int = 
     for o, a in rows:
         growth = [sb.growth[(o, b, a)] for b in cols]
         z.append([_decades_lost(g) for g in growth])
-        text.append([f"<b>{_status(g)}</b><br>{_per_1000(g)} / 1000 sweeps" for g in growth])
+        text.append([f"<b>{_status(g)}</b><br>{_per_1000(g)} / 1000" for g in growth])
         hover.append([f"{switch_label((o, b, a), sb.n)}<br>{_status(g)}: ×{g:.6f} per sweep"
                       for b, g in zip(cols, growth, strict=True)])
     o, b, a = chosen
