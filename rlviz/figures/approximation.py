@@ -507,3 +507,171 @@ def n_dial_figure(sb: Switchboard, chosen: tuple[int, int, int], *,
                    ticktext=[str(t) for t in ticks] + ["∞ MC"], range=[0, mc_x + 3],
                    tickangle=0),
         yaxis=dict(title="error decades per 1000 sweeps", zeroline=False, automargin=True)))
+
+
+# --------------------------------------------------------------------------- words
+def sci(x: float) -> str:
+    """A number for a sentence: 17,190, 0.0074 or 3.2 × 10⁻⁷."""
+    if 1e3 <= abs(x) < 1e6:
+        return f"{x:,.0f}"
+    if 1e-3 <= abs(x) < 1e3:
+        return f"{x:.4g}"
+    mantissa, exponent = f"{x:.2e}".split("e")
+    power = "".join("⁰¹²³⁴⁵⁶⁷⁸⁹⁻"["0123456789-".index(c)] for c in str(int(exponent)))
+    return f"10{power}" if mantissa == "1.00" else f"{mantissa} × 10{power}"
+
+
+def stopped_note(run: Run, unit: str) -> str:
+    """"<method> diverged at …" for a run that passed the limit, else ""."""
+    if run.diverged_at is None:
+        return ""
+    return (f"**{run.method}** diverged: a weight passed {sci(DIVERGED)} at {unit} "
+            f"{run.diverged_at:,}, where its curves stop.")
+
+
+def baird_text(exp: BairdExperiment) -> str:
+    """The problem in words, and whether this view's weights run away."""
+    p = float(exp.problem.target[0, 0])
+    how = " always" if p == 1 else f", {p:.3g} of the time"
+    end = ("and still the weights run away." if exp.growth > 1 + 1e-9 else
+           "and at these settings the expected update does not run away.")
+    return ("Seven states, every reward 0, so the true value is 0 everywhere. The behaviour b "
+            "takes *dashed* 6 times in 7, so it visits every state equally; the target π takes "
+            f"*solid*, to the lower state{how}. Eight weights for seven states: the features can "
+            f"represent the true values exactly (w ∝ (1, 1, 1, 1, 1, 1, 4, −2)), {end}")
+
+
+def baird_caption(exp: BairdExperiment) -> str:
+    return (f"Growth of DP's error per sweep: ×{exp.growth:.6f} off-policy, ×{exp.growth_on:.6f} "
+            f"in π's own distribution, ×{exp.growth_tabular:.6f} off-policy with one feature "
+            "per state.")
+
+
+def contrast_caption(exp: BairdExperiment) -> str:
+    notes = [n for n in (stopped_note(exp.td, "step"), stopped_note(exp.dp, "sweep")) if n]
+    return " ".join(notes) or (
+        "Solid: learning about π from b's experience (off-policy). Dashed: the same updates on "
+        "π's own experience. Following π at π(solid) = 1 visits only the lower state, so only "
+        "its value is learned.")
+
+
+def worked_update(res: TwoState) -> str:
+    """The first w → 2w update as LaTeX, with the values it uses."""
+    return (rf"\begin{{aligned}} w &\leftarrow w + \alpha\,(\gamma\cdot 2w - w)\cdot 1 \\"
+            rf"&= 1 + {res.alpha:g}\,({res.gamma:g}\cdot 2 \cdot 1 - 1) \\"
+            rf"&= {res.w[1]:.10g} = 1 + \alpha(2\gamma - 1) \end{{aligned}}")
+
+
+def two_state_caption(res: TwoState, updates: int) -> str:
+    factor = two_state_growth(res.gamma, res.alpha)
+    verdict = "grows" if factor > 1 else "shrinks" if factor < 1 else "stays"
+    stop = (f" (the run stops at update {res.diverged_at:,}, past {sci(DIVERGED)})"
+            if res.diverged_at else "")
+    return (f"Every update multiplies w by the same factor, so w {verdict} geometrically: after "
+            f"{updates:,} updates w = {factor:.10g} to the power {updates:,} = "
+            f"{sci(factor ** updates)}{stop}. On-policy the second state's own update (to the "
+            f"end, target 0) shrinks w by 1 − 4α = {1 - 4 * res.alpha:.10g} in the same episode. "
+            "It grows exactly when γ > ½, whatever α is.")
+
+
+def gradient_text(tdc: Run, etd: Run, gamma: float) -> tuple[str, str]:
+    """What expected TDC and expected emphatic TD did in this view."""
+    first = (f"**TDC** descends the projected Bellman error: after {tdc.steps:,} sweeps "
+             f"√PBE = {sci(float(tdc.pbe[tdc.live - 1, 0]))} while √VE = "
+             f"{sci(float(tdc.value_error[tdc.live - 1, 0]))}. Baird's features represent every "
+             "value function, so the projection Π is the identity and PBE is the Bellman error "
+             f"itself; with γ = {gamma:g} a small Bellman error still allows a large value "
+             "error, which TDC removes only slowly.")
+    ve = etd.value_error[: etd.live, 0]
+    path = f"Its √VE goes from {sci(float(ve[0]))}"
+    if ve.max() > ve[0] * 1.01:
+        path += f", up to {sci(float(ve.max()))} while the emphasis builds,"
+    second = ("**Emphatic TD** reweights each state's update by its expected emphasis, which "
+              "starts at b's distribution and grows toward (I − γP_πᵀ)⁻¹d as the followon trace "
+              f"builds up. {path} to {sci(float(ve[-1]))}. Sampled, the emphasis is a product "
+              "of ratios (7 or 0 at π(solid) = 1), far too noisy to use here: the book shows "
+              "only its expectation.")
+    return first, second
+
+
+def switch_caption(sb: Switchboard, chosen: tuple[int, int, int]) -> str:
+    run, rho = sb.runs[chosen], sb.growth[chosen]
+    stop = f", diverged at sweep {run.diverged_at:,}" if run.diverged_at else ""
+    return (f"**{switch_label(chosen, sb.n)}**: the error changes by ×{rho:.6f} per sweep in the "
+            f"long run; √VE {sci(float(run.value_error[0, 0]))} → "
+            f"{sci(float(run.value_error[run.live - 1, 0]))}{stop} after {run.steps:,} sweeps.")
+
+
+def n_caption(sb: Switchboard, alpha: float) -> str:
+    star, limit, crit = sb.first_stable_n, sb.first_stable_n_small_alpha, sb.critical_gamma
+    note = ("On Baird's problem every row of P_π is the same distribution, so Pⁿ = P_π and the "
+            "n-step update is the one-step update with discount γⁿ: bootstrapping fades as γⁿ "
+            "falls.")
+    if crit is None:
+        return note + " With these policies off-policy TD(0) does not diverge for any γ < 1."
+    if limit is not None:
+        note += (f" Off-policy with features, for small α it diverges exactly when γⁿ > γ* = "
+                 f"{crit:.6f} (15/17 at π(solid) = 1): stable from n = {limit}.")
+    if star is not None and star != limit:
+        note += (f" At α = {alpha:g} the eigenvalues are complex and the step size adds a "
+                 f"little growth: stable from n = {star}.")
+    return note
+
+
+def tables(exp: BairdExperiment, grad, two: TwoState, sb: Switchboard) -> dict:
+    """The view's numbers for export: mean weights and errors per recorded step, and more."""
+    import pandas as pd
+
+    def table(run: Run, unit: str) -> pd.DataFrame:
+        k = run.live
+        mean = run.weights[:k].mean(axis=1)
+        return pd.DataFrame({unit: run.t[:k],
+                             **{f"w{i + 1}": mean[:, i] for i in range(mean.shape[1])},
+                             "rms_ve": run.value_error[:k].mean(axis=1),
+                             "rms_pbe": run.pbe[:k].mean(axis=1)})
+
+    return {
+        "td": table(exp.td, "step"), "dp": table(exp.dp, "sweep"),
+        "td_on_policy": table(exp.td_on, "step"), "dp_on_policy": table(exp.dp_on, "sweep"),
+        "tdc": table(grad.tdc, "step"), "tdc_expected": table(grad.tdc_expected, "sweep"),
+        "etd_expected": table(grad.etd_expected, "sweep"),
+        "two_state": pd.DataFrame({"update": np.arange(two.w.size), "w": two.w}),
+        "switchboard": pd.DataFrame([
+            {"setting": switch_label(k, sb.n), "growth_per_sweep": sb.growth[k],
+             "rms_ve_start": float(r.value_error[0, 0]),
+             "rms_ve_end": float(r.value_error[r.live - 1, 0]), "diverged_at": r.diverged_at}
+            for k, r in sb.runs.items()]),
+    }
+
+
+EQUATIONS = [
+    ("Off-policy semi-gradient TD(0), with the importance ratio of the action taken",
+     r"\delta_t = R_{t+1} + \gamma\,\mathbf w_t^\top \mathbf x_{t+1} - \mathbf w_t^\top"
+     r"\mathbf x_t,\qquad \mathbf w_{t+1} = \mathbf w_t + \alpha\,\rho_t\,\delta_t\,"
+     r"\mathbf x_t,\qquad \rho_t = \frac{\pi(A_t\mid S_t)}{b(A_t\mid S_t)}"),
+    ("Semi-gradient DP: the same update in expectation, over the update distribution d "
+     "(uniform on Baird's: 1/|S| each)",
+     r"\mathbf w_{k+1} = \mathbf w_k + \alpha \sum_s d(s)\Big(\mathbb E_\pi\big[R + \gamma"
+     r"\,\hat v(S',\mathbf w_k) \mid s\big] - \hat v(s,\mathbf w_k)\Big)\,\mathbf x(s)"),
+    ("The values move linearly; they grow if some eigenvalue of K exceeds 1 in modulus "
+     "(n-step: γⁿ and Pⁿ)",
+     r"X\mathbf w_{k+1} = K\,X\mathbf w_k + c,\qquad K = I - \alpha\,XX^\top D\,"
+     r"(I - \gamma^n P_\pi^n)"),
+    ("w → 2w: one update of the single transition", r"w_{t+1} = w_t + \alpha\,(0 + \gamma"
+     r"\,2w_t - w_t)\cdot 1 = \big(1 + \alpha(2\gamma - 1)\big)\,w_t"),
+    ("Projection and projected Bellman error, in the behaviour's distribution D",
+     r"\Pi = X\,(X^\top D X)^{+}X^\top D,\qquad \bar\delta_{\mathbf w} = r_\pi + \gamma P_\pi"
+     r" X\mathbf w - X\mathbf w,\qquad \overline{\mathrm{PBE}}(\mathbf w) = \big\lVert \Pi\,"
+     r"\bar\delta_{\mathbf w}\big\rVert_D^2"),
+    ("TDC (gradient-corrected TD); v estimates E[δ x] by least squares",
+     r"\mathbf w \leftarrow \mathbf w + \alpha\rho_t\big(\delta_t\mathbf x_t - \gamma\,"
+     r"\mathbf x_{t+1}\,\mathbf x_t^\top\mathbf v\big),\qquad \mathbf v \leftarrow "
+     r"\mathbf v + \beta\rho_t\big(\delta_t - \mathbf v^\top\mathbf x_t\big)\mathbf x_t"),
+    ("Emphatic TD(0): the followon trace M reweights each update; in expectation f",
+     r"M_t = \gamma\rho_{t-1}M_{t-1} + I_t,\quad \mathbf w \leftarrow \mathbf w + \alpha M_t"
+     r"\rho_t\delta_t\mathbf x_t,\qquad f_{t+1} = d\circ i + \gamma P_\pi^\top f_t"),
+    ("The RMS errors of the charts (true values v_π = 0 here)",
+     r"\sqrt{\overline{\mathrm{VE}}} = \Big(\sum_s d(s)\big(\hat v(s,\mathbf w) - "
+     r"v_\pi(s)\big)^2\Big)^{1/2}"),
+]
+"""The page's equations: (caption, LaTeX)."""
