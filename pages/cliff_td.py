@@ -4,6 +4,7 @@ import streamlit as st
 
 from rlviz import td, ui
 from rlviz.envs import cliff_walking
+from rlviz.errors import InputError
 from rlviz.figures import td as figs
 from rlviz.mdp import action_values
 
@@ -13,6 +14,8 @@ BOOK = "Sutton & Barto (2018), Example 6.6"
 # largest settings, each run using it all, takes under 2 s.
 STEP_BUDGET = 30_000
 MAX_RUNS = 60
+TARGETS = {"q_learning": td.q_learning_target, "sarsa": td.sarsa_target,
+           "expected_sarsa": td.expected_sarsa_target, "double_q": td.double_q_target}
 INTRO = (
     "Q-learning and SARSA learn to cross the cliff while exploring with ε-greedy. Off-policy "
     "Q-learning learns the shortest path along the edge but keeps falling in while it explores; "
@@ -80,7 +83,7 @@ with ui.page("cliff_td", intro=INTRO) as page:
         ]),
     ])
     if not p.algos:
-        raise ValueError("Choose at least one algorithm to train.")
+        raise InputError("Choose at least one algorithm to train.")
     settings = (p.rows, p.cols, p.slip, p.epsilon, p.alpha, p.gamma, p.episodes, p.runs, p.decay,
                 p.max_steps, p.seed)
     results = {a: train(a, *settings) for a in p.algos}
@@ -204,8 +207,7 @@ with ui.page("cliff_td", intro=INTRO) as page:
         ("At a terminal S′ every target is just R. The band is the t-interval of the mean over "
          "R runs.", r"\bar x \pm t_{0.975,\,R-1}\, s / \sqrt{R}"),
     ])
-    page.source(td.run_control, td.q_learning_target, td.sarsa_target, td.expected_sarsa_target,
-                td.double_q_target, td.td_update, td.worked_update)
+    page.source(*(TARGETS[a] for a in p.algos), td.td_update, td.worked_update, td.run_control)
     page.export(
         figures={"learning_curves": shown["curves"], "greedy_paths": shown["paths"]},
         data=lambda: {"episodes": figs.episodes_frame(results, window=p.window),
