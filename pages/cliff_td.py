@@ -111,23 +111,27 @@ with ui.page("cliff_td", intro=INTRO) as page:
     st.markdown("The interview question: one transition $(s, a, r, s')$, three targets.")
     left, mid, right = st.columns(3)
     wb = page.controls([
-        ui.Number(name="wb_q", label="Q(s, a)", min=-1000.0, max=1000.0, value=-2.0, step=0.5),
-        ui.Number(name="wb_r", label="Reward r", min=-1000.0, max=1000.0, value=-1.0, step=0.5),
+        ui.Number(name="wb_q", label="Q(s, a)", min=-1000.0, max=1000.0, value=-2.0, step=0.5,
+                  format="%g"),
+        ui.Number(name="wb_r", label="Reward r", min=-1000.0, max=1000.0, value=-1.0, step=0.5,
+                  format="%g"),
         ui.Toggle(name="wb_terminal", label="s′ is terminal", value=False),
     ], container=left)
     wb_next = page.controls([
         ui.Number(name=f"wb_q{k}", label=f"Q(s′, {arrow})", min=-1000.0, max=1000.0,
-                  value=value, step=0.5)
+                  value=value, step=0.5, format="%g")
         for k, (arrow, value) in enumerate(zip(figs.ARROWS, (-3.0, -1.0, -4.0, -2.0),
                                                strict=True))
     ], container=mid)
     wb_set = page.controls([
         ui.Choice(name="wb_a", label="Next action a′ (SARSA's)", options=[0, 1, 2, 3], value=0,
                   labels=dict(enumerate(figs.ARROWS)), widget="segmented"),
-        ui.Number(name="wb_gamma", label="γ", min=0.0, max=1.0, value=0.9, step=0.05),
-        ui.Number(name="wb_alpha", label="α", min=0.01, max=1.0, value=0.5, step=0.05),
+        ui.Number(name="wb_gamma", label="γ", min=0.0, max=1.0, value=0.9, step=0.05,
+                  format="%g"),
+        ui.Number(name="wb_alpha", label="α", min=0.01, max=1.0, value=0.5, step=0.05,
+                  format="%g"),
         ui.Number(name="wb_eps", label="ε (Expected SARSA's policy)", min=0.0, max=1.0,
-                  value=0.1, step=0.05),
+                  value=0.1, step=0.05, format="%g"),
     ], container=right)
     worked = td.worked_update(
         wb.wb_q, wb.wb_r, [wb_next[f"wb_q{k}"] for k in range(4)], wb_set.wb_a,

@@ -550,6 +550,18 @@ def test_worked_update_steps_show_the_numbers():
     assert len(fig.layout.annotations) == 3
 
 
+def test_worked_update_shows_the_inputs_it_used_and_marks_rounded_results():
+    w = td.worked_update(-2.345, -1.0, Q_NEXT, 0, gamma=0.975, alpha=0.333, epsilon=0.1)
+    steps = figs.worked_update_steps(w)
+    for text in steps.values():  # every input as entered, never rounded to fewer digits
+        assert "0.975" in text and "0.333" in text and "(-2.345)" in text
+    # -1 + 0.975 * (-1.15) = -2.12125 is shown to 4 decimals, after ≈, and so is what follows
+    assert r"\approx -2.1212" in steps["expected_sarsa"] or r"\approx -2.1213" in steps[
+        "expected_sarsa"]
+    assert r"= -1.975 \\" in steps["q_learning"]  # exact: no ≈
+    assert steps["q_learning"].endswith(r"\approx \mathbf{-2.2218}\end{aligned}")
+
+
 def test_summary_reports_cut_episodes_and_runs_out_of_steps(cliff):
     res = td.run_control(cliff, algorithm="sarsa", episodes=14, runs=6, epsilon=0.3,
                          max_steps=150, max_total_steps=1500, seed=9)
