@@ -1,5 +1,7 @@
 import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and in order)
 
+import time
+
 import streamlit as st
 
 from rlviz import td, ui
@@ -38,6 +40,25 @@ def optimum(rows, cols, slip):
     mdp = cliff_walking(rows=rows, cols=cols, slip=slip)
     v = td.optimal_values(mdp)
     return float(v[mdp.start_state]), td.greedy_return(mdp, action_values(mdp, v, 1.0))
+
+
+def train_all(algos, settings):
+    """Every learner, one at a time; once a fresh one takes a while, a bar shows how many are done.
+
+    Each learner is its own cached run of at most about half a second, so the page stays
+    responsive between them even at the heaviest settings.
+    """
+    results, bar = {}, None
+    for k, algo in enumerate(algos, start=1):
+        start = time.perf_counter()
+        results[algo] = train(algo, *settings)
+        if bar is None and k < len(algos) and time.perf_counter() - start > 0.25:
+            bar = st.progress(0.0)
+        if bar is not None:
+            bar.progress(k / len(algos), text=f"Trained {figs.LABELS[algo]} ({k} of {len(algos)})")
+    if bar is not None:
+        bar.empty()
+    return results
 
 
 # Figures are built once per view and shared read-only: building them costs more than a rerun.
@@ -86,7 +107,7 @@ with ui.page("cliff_td", intro=INTRO) as page:
         raise InputError("Choose at least one algorithm to train.")
     settings = (p.rows, p.cols, p.slip, p.epsilon, p.alpha, p.gamma, p.episodes, p.runs, p.decay,
                 p.max_steps, p.seed)
-    results = {a: train(a, *settings) for a in p.algos}
+    results = train_all(p.algos, settings)
     best, best_check = optimum(p.rows, p.cols, p.slip)
     shown = charts(tuple(p.algos), p.window, settings)
     last = min(100, p.episodes)

@@ -87,7 +87,7 @@ with ui.page("gae", intro=INTRO) as page:
     ])
 
     page.section("A trajectory, three advantages")
-    left, right = st.columns([3, 2], gap="medium")
+    left, right = st.columns([5, 2], gap="medium")  # room for every column of the table
     default = returns.EXAMPLES["goal_and_time_limit"]
     with left:
         q = page.controls([ui.Table(

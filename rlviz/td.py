@@ -71,7 +71,7 @@ cut. It bounds the work when a policy learns to wander: heavy exploration on a b
 or a discount well below 1, under which wandering forever costs little more than the walk to
 the goal."""
 
-BLOCK = 128
+BLOCK = 256
 """Rows of uniforms each run draws from its generator at a time, and steps ``run_control``
 prepares at once (a block's dice and tables then stay in cache)."""
 
@@ -87,22 +87,36 @@ def _check_probability(name: str, value) -> None:
         raise InputError(f"{name} must be between 0 and 1; got {value}")
 
 
-def _bootstrap(r_t, v_t, gamma, terminal):
-    """``r + gamma * v``, or just ``r`` where the next state is terminal (nothing follows it)."""
-    return r_t + (gamma * np.logical_not(terminal)) * v_t
+def _discount(gamma, terminal):
+    """γ, or 0 where the next state is terminal (nothing follows it)."""
+    return gamma if terminal is False else gamma * np.logical_not(terminal)
 
 
-def _expected_value(q_by_action, epsilon):
-    """``sum_a pi(a|s) Q(s, a)`` under ε-greedy, from values indexed action first ``[A, ...]``.
+def _chosen(q_t, a_t):
+    """``Q(s_t, a_t)`` in every row: ``q_t [..., A]`` read at the actions ``a_t [...]``."""
+    a_t = np.asarray(a_t)
+    return q_t.reshape(-1)[_row_starts(a_t.size, q_t.shape[-1]) + a_t.reshape(-1)].reshape(
+        a_t.shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _row_starts(rows: int, n_actions: int) -> np.ndarray:
+    """Where each row of a flattened ``[rows, A]`` array starts."""
+    starts = np.arange(rows) * n_actions
+    starts.setflags(write=False)
+    return starts
+
+
+def _expected_value(q_t, epsilon):
+    """``sum_a pi(a|s) Q(s, a)`` under ε-greedy, from values ``q_t [..., A]``.
 
     Tied greedy actions share one value, so the greedy share is ``(1 - ε) max Q`` however the
-    ties are split. The sum runs in action order so every caller gets the same bits.
+    ties are split. One row of ``q_t`` or many, each row is summed the same way, so a single
+    run and a batch of runs get the same bits.
     """
-    total = q_by_action[0]
-    for k in range(1, len(q_by_action)):
-        total = total + q_by_action[k]
-    best = np.maximum.reduce(q_by_action, axis=0)
-    return epsilon * (total / len(q_by_action)) + (1.0 - epsilon) * best
+    total = np.add.reduce(q_t, axis=-1)
+    best = _chosen(q_t, q_t.argmax(axis=-1))
+    return epsilon * (total / q_t.shape[-1]) + (1.0 - epsilon) * best
 
 
 def q_learning_target(r_t, q_t, *, gamma, terminal=False):
@@ -123,7 +137,8 @@ def q_learning_target(r_t, q_t, *, gamma, terminal=False):
         ``[...]`` the target.
     """
     q_t = np.asarray(q_t, dtype=np.float64)
-    return _bootstrap(r_t, q_t.max(axis=-1), gamma, terminal)
+    best = _chosen(q_t, q_t.argmax(axis=-1))  # max_a' Q(s_t, a'): the greedy action's value
+    return r_t + _discount(gamma, terminal) * best
 
 
 def sarsa_target(r_t, q_t, a_t, *, gamma, terminal=False):
@@ -144,9 +159,7 @@ def sarsa_target(r_t, q_t, a_t, *, gamma, terminal=False):
         ``[...]`` the target.
     """
     q_t = np.asarray(q_t, dtype=np.float64)
-    a_t = np.asarray(a_t, dtype=np.int64)
-    chosen = np.take_along_axis(q_t, a_t[..., None], axis=-1)[..., 0]
-    return _bootstrap(r_t, chosen, gamma, terminal)
+    return r_t + _discount(gamma, terminal) * _chosen(q_t, a_t)
 
 
 def epsilon_greedy_probs(q, epsilon) -> np.ndarray:
@@ -191,8 +204,8 @@ def expected_sarsa_target(r_t, q_t, *, gamma, epsilon, terminal=False):
     Returns:
         ``[...]`` the target.
     """
-    q_t = np.asarray(q_t, dtype=np.float64)
-    return _bootstrap(r_t, _expected_value(np.moveaxis(q_t, -1, 0), epsilon), gamma, terminal)
+    expected = _expected_value(np.asarray(q_t, dtype=np.float64), epsilon)
+    return r_t + _discount(gamma, terminal) * expected
 
 
 def double_q_target(r_t, q_select_t, q_evaluate_t, *, gamma, terminal=False):
@@ -214,11 +227,9 @@ def double_q_target(r_t, q_select_t, q_evaluate_t, *, gamma, terminal=False):
     Returns:
         ``[...]`` the target.
     """
-    q_select_t = np.asarray(q_select_t, dtype=np.float64)
-    q_evaluate_t = np.asarray(q_evaluate_t, dtype=np.float64)
-    best = q_select_t.argmax(axis=-1)[..., None]
-    chosen = np.take_along_axis(q_evaluate_t, best, axis=-1)[..., 0]
-    return _bootstrap(r_t, chosen, gamma, terminal)
+    best = np.asarray(q_select_t, dtype=np.float64).argmax(axis=-1)
+    chosen = _chosen(np.asarray(q_evaluate_t, dtype=np.float64), best)
+    return r_t + _discount(gamma, terminal) * chosen
 
 
 def td_update(q_tm1, target, alpha):

@@ -206,7 +206,7 @@ class EpsilonGreedy(_ActionValues):
     step_size: float | None = None
     decay: float = 0.0
     initial: float = 0.0
-    cost: ClassVar[tuple[float, float, float]] = (22e-6, 25e-9, 1.9e-9)
+    cost: ClassVar[tuple[float, float, float]] = (22e-6, 25e-9, 2.7e-9)
 
     def __post_init__(self) -> None:
         if not 0.0 <= _finite("ε", self.epsilon) <= 1.0:
@@ -299,7 +299,7 @@ class UCB(_ActionValues):
 
     c: float = 2.0
     kind: ClassVar[str] = "ucb"
-    cost: ClassVar[tuple[float, float, float]] = (15e-6, 20e-9, 8e-9)
+    cost: ClassVar[tuple[float, float, float]] = (15e-6, 35e-9, 8e-9)
 
     def __post_init__(self) -> None:
         if _finite("UCB's exploration weight c", self.c) < 0:
@@ -340,7 +340,7 @@ class GaussianThompson(Agent):
     prior_sd: float = 1.0
     noise_sd: float = 1.0
     kind: ClassVar[str] = "thompson"
-    cost: ClassVar[tuple[float, float, float]] = (27e-6, 25e-9, 6e-9)
+    cost: ClassVar[tuple[float, float, float]] = (27e-6, 91e-9, 9.7e-9)
 
     def __post_init__(self) -> None:
         _finite("the prior mean μ₀", self.prior_mean)
@@ -528,7 +528,7 @@ class BetaThompson(Agent):
     alpha: float = 1.0
     beta: float = 1.0
     kind: ClassVar[str] = "thompson"
-    cost: ClassVar[tuple[float, float, float]] = (62e-6, 32e-9, 14e-9)
+    cost: ClassVar[tuple[float, float, float]] = (62e-6, 32e-9, 43e-9)
 
     def __post_init__(self) -> None:
         for name, value in (("α", self.alpha), ("β", self.beta)):
@@ -598,7 +598,7 @@ class Gradient(Agent):
 
     alpha: float = 0.1
     baseline: bool = True
-    cost: ClassVar[tuple[float, float, float]] = (31e-6, 15e-9, 3.6e-9)
+    cost: ClassVar[tuple[float, float, float]] = (31e-6, 15e-9, 9.7e-9)
 
     def __post_init__(self) -> None:
         if _finite("the gradient step size α", self.alpha) <= 0:

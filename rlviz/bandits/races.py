@@ -100,6 +100,19 @@ class Race:
             "best_possible_reward": np.tile(self.best_mean, k),
         }
 
+    def select(self, agents: Sequence[Agent]) -> Race:
+        """The same race with only these racers (each the first racer equal to it), in order.
+
+        A racer's curves do not depend on who else races, so this is the race of ``agents``.
+        """
+        rows = [self.agents.index(agent) for agent in agents]
+        per_agent = {name: getattr(self, name)[rows] for name in (
+            "reward", "optimal", "regret", "regret_sd", "final_regret", "counts",
+            "choice_by_rank")}
+        return Race(agents=tuple(agents), testbed=self.testbed, runs=self.runs, steps=self.steps,
+                    seed=self.seed, means=self.means, final_means=self.final_means,
+                    rank_means=self.rank_means, **per_agent)
+
     def pull_shares(self, step: int | None = None) -> np.ndarray:
         """``[K, A]`` fraction of each racer's pulls, up to ``step``, that went to each arm rank."""
         return self.pulls_by_rank(step) / (self.steps if step is None else step)
@@ -196,7 +209,7 @@ def race(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps: int, se
     )
 
 
-RACE_COST = (15e-6, 2e-9, 0.2e-9)
+RACE_COST = (15e-6, 8e-9, 0.6e-9)
 """What a race costs whatever its racers (true means, ranks, tallies), in seconds: per step
 of a chunk of runs, per run and step, and per (run, arm) cell and step (see
 ``race_seconds``)."""
@@ -211,8 +224,11 @@ def race_seconds(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps:
 
     with ``n`` the chunks of runs (see ``CHUNK_CELLS``) and ``(c, f, e)`` the cost per step of
     a chunk, per run and per cell (run, arm) of the race itself (``RACE_COST``), of the testbed
-    and of each racer (their ``cost``). The costs were fitted, with some room to spare, to races
-    timed on the project's two-core benchmark machine (``python -m benchmarks -k bandits``); the
+    and of each racer (their ``cost``). The per-step costs were fitted to races timed on the
+    project's two-core benchmark machine; the per-run and per-cell costs were refitted to the CPU
+    time of single-racer races at three sizes (2000 runs x 10 arms, 100 x 10, 1000 x 20), scaled
+    by 2/3 as that machine was busy and never below the first fit, so that line-ups of many arms
+    and costly racers (Thompson sampling, gradients, drifting arms) are not underestimated. The
     estimate keeps live races short.
 
     Args:
