@@ -83,7 +83,7 @@ def td_error(r_t, v_t, v_tp1, *, gamma):
     return r_t + gamma * v_tp1 - v_t
 
 
-def discounted_step(x_t, y_tp1, coef):
+def discounted_step(x_t, y_tp1, coef, *, out=None):
     r"""One step back in time of the recursion every return and advantage here is made of.
 
     .. math:: y_t = x_t + c\, y_{t+1}
@@ -97,8 +97,9 @@ def discounted_step(x_t, y_tp1, coef):
         x_t: ``[...]`` this step's term.
         y_tp1: ``[...]`` the sum from the next step on.
         coef: The per-step decay ``c`` in ``[0, 1]``.
+        out: Where to write ``y_t`` (it may be ``x_t`` itself), or None for a new array.
     """
-    return x_t + coef * y_tp1
+    return np.add(x_t, coef * y_tp1, out=out)
 
 
 # --------------------------------------------------------------------------- validation
@@ -280,7 +281,7 @@ def _fill(x: np.ndarray, coef: float, later: np.ndarray) -> np.ndarray:
         tail[:] = tail @ _discounts(coef, tail.size)
     after = later[: full.shape[0]]
     for i in range(_BLOCK - 1, -1, -1):  # place i of every block at once
-        full[:, i] = after = discounted_step(full[:, i], after, coef)
+        after = discounted_step(full[:, i], after, coef, out=full[:, i])
     return x
 
 
@@ -992,10 +993,10 @@ def bias_variance_study(
     variance = np.empty(lams.size)
     for i, lam in enumerate(lams):
         err = _discounted_sum(delta[None, :], gamma * lam, cuts)[0] - target
-        mean = np.zeros(counts.size)
-        mean[seen] = np.bincount(group, weights=err, minlength=counts.size)[seen] / counts[seen]
-        bias2[i] = float(share @ mean[seen] ** 2)
-        variance[i] = float(np.mean((err - mean[group]) ** 2))
+        mean = np.bincount(group, weights=err, minlength=counts.size)[seen] / counts[seen]
+        bias2[i] = float(share @ mean**2)
+        # The share-weighted variance within groups: the mean square less the squared means.
+        variance[i] = max(float(err @ err) / err.size - bias2[i], 0.0)
     mse = bias2 + variance
     lengths = ep.lengths.astype(np.float64)
     se = float(lengths.std(ddof=1) / np.sqrt(lengths.size)) if lengths.size > 1 else 0.0
