@@ -121,10 +121,12 @@ with ui.page("cliff_td", intro=INTRO) as page:
     st.caption(figs.path_summary(results))
 
     page.section("Where each learner went, and what it learned")
+    per_row = 2 if p.cols <= 8 else 1  # a wide grid needs the whole width for legible cells
     for kind, figures in shown["maps"].items():
         items = list(figures.items())
-        for start in range(0, len(items), 2):
-            for col, (name, fig) in zip(st.columns(2), items[start : start + 2], strict=False):
+        for start in range(0, len(items), per_row):
+            row = items[start : start + per_row]
+            for col, (name, fig) in zip(st.columns(per_row), row, strict=False):
                 with col:
                     ui.chart(fig, key=f"cliff_td.{kind}.{name}")
 
