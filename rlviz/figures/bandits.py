@@ -177,11 +177,10 @@ def pull_shares(race: bandits.Race, *, height: int | None = None) -> go.Figure:
     means = race.rank_means[-1]
     x = [rank_name(j) + (f"<br>{means[j]:.2f}" if arms <= 10 else "") for j in range(arms)]
     labels = race.labels
-    what = "q̄ under each rank: " if arms <= 10 else ""
+    what = "<br>(below: its mean over runs, last step)" if arms <= 10 else ""
     fig = figure(
         height=height or max(240, 110 + 46 * len(labels)),
-        xaxis=dict(title=dict(text=f"arm, ranked by its true mean ({what}mean over runs at the "
-                              "last step)", standoff=14),
+        xaxis=dict(title=dict(text=f"arm, ranked by its true mean{what}", standoff=14),
                    side="bottom", showgrid=False, tickangle=0, automargin=True,
                    tickfont=dict(size=12 if arms <= 10 else 11)),
         yaxis=dict(autorange="reversed", showgrid=False),

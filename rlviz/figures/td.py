@@ -283,8 +283,7 @@ def worked_update_steps(w: td.WorkedUpdate) -> dict[str, str]:
     else:
         terms = [rf"{_res(p)} \cdot {_par(_num(v), v)}"
                  for p, v in zip(w.policy_next, w.q_next, strict=True)]
-        pairs = [" + ".join(terms[i:i + 2]) for i in range(0, len(terms), 2)]
-        weighted = r" \\ &\qquad + ".join(pairs)
+        weighted = r" \\ &\qquad + ".join(terms)  # one term a line: it fits a phone
         rules = {
             "q_learning": r"r + \gamma \max_{a'} Q(s', a')",
             "sarsa": rf"r + \gamma\, Q(s', a' {{=}} {a_name})",
@@ -305,8 +304,9 @@ def worked_update_steps(w: td.WorkedUpdate) -> dict[str, str]:
         y, delta, new = w.targets[k], w.td_errors[k], w.new_values[k]
         blocks[k] = (
             r"\begin{aligned}"
-            + rf"y &= {rules[k]} \\ &= {sums[k]} {_eq(y)} \\"
-            + rf"\delta &= y - Q(s, a) = {_res(y)} - {_par(_num(w.q_sa), w.q_sa)} {_eq(delta)} \\"
+            + rf"y &= {rules[k]} \\ &= {sums[k]} \\ &{_eq(y)} \\"
+            + rf"\delta &= y - Q(s, a) \\ &= {_res(y)} - {_par(_num(w.q_sa), w.q_sa)} "
+            + rf"\\ &{_eq(delta)} \\"
             + rf"Q(s, a) &\leftarrow Q(s, a) + \alpha \delta \\ &= {_num(w.q_sa)} + "
             + rf"{_num(w.alpha)} \cdot {_par(_res(delta), delta)} "
             + rf"{_eq_prefix(new)} \mathbf{{{_res(new)}}}"
