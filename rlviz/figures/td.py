@@ -137,7 +137,7 @@ def visits_map(
     top = float(zmax if zmax is not None else max(visits.max(), 1.0))
     return _readable_cells(grid_figure(
         mdp.grid, values=visits, title=title, value_label="visits", colorscale=SEQUENTIAL,
-        zrange=(0.0, top), value_format=".2~r",
+        zrange=(0.0, top), value_format=".0f",
     ))
 
 
