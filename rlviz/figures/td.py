@@ -309,7 +309,7 @@ def worked_update_steps(w: td.WorkedUpdate) -> dict[str, str]:
             + rf"\\ &{_eq(delta)} \\"
             + rf"Q(s, a) &\leftarrow Q(s, a) + \alpha \delta \\ &= {_num(w.q_sa)} + "
             + rf"{_num(w.alpha)} \cdot {_par(_res(delta), delta)} "
-            + rf"{_eq_prefix(new)} \mathbf{{{_res(new)}}}"
+            + rf"\\ &{_eq_prefix(new)} \mathbf{{{_res(new)}}}"
             + r"\end{aligned}"
         )
     return blocks
