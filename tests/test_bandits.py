@@ -427,6 +427,18 @@ def test_a_racer_does_not_depend_on_the_other_racers():
     np.testing.assert_array_equal(alone.reward[0], crowd.reward[2])
 
 
+def test_select_is_the_race_of_those_racers_alone():
+    testbed = B.GaussianTestbed(arms=5)
+    racers = (B.UCB(), B.EpsilonGreedy(0.1), B.Gradient(0.1))
+    both = B.race(racers, testbed, runs=40, steps=60, seed=2)
+    alone = B.race(racers[2:0:-1], testbed, runs=40, steps=60, seed=2)
+    picked = both.select(racers[2:0:-1])
+    assert picked.agents == alone.agents and picked.labels == alone.labels
+    for name in ("reward", "optimal", "regret", "regret_sd", "final_regret", "counts",
+                 "choice_by_rank", "means", "rank_means"):
+        np.testing.assert_allclose(getattr(picked, name), getattr(alone, name), rtol=1e-12)
+
+
 def test_every_racer_faces_the_same_problems_and_rewards():
     # Two identical racers: identical runs, pull for pull.
     result = B.race([B.EpsilonGreedy(0.1), B.EpsilonGreedy(0.1)], B.GaussianTestbed(),
