@@ -996,7 +996,8 @@ def bias_variance_study(
         mean = np.bincount(group, weights=err, minlength=counts.size)[seen] / counts[seen]
         bias2[i] = float(share @ mean**2)
         # The share-weighted variance within groups: the mean square less the squared means.
-        variance[i] = max(float(err @ err) / err.size - bias2[i], 0.0)
+        # (einsum, not BLAS: a threaded dot product waits for cores a busy server lacks)
+        variance[i] = max(float(np.einsum("i,i->", err, err)) / err.size - bias2[i], 0.0)
     mse = bias2 + variance
     lengths = ep.lengths.astype(np.float64)
     se = float(lengths.std(ddof=1) / np.sqrt(lengths.size)) if lengths.size > 1 else 0.0
