@@ -94,17 +94,19 @@ def _discount(gamma, terminal):
 
 def _chosen(q_t, a_t):
     """``Q(s_t, a_t)`` in every row: ``q_t [..., A]`` read at the actions ``a_t [...]``."""
-    a_t = np.asarray(a_t)
-    return q_t.reshape(-1)[_row_starts(a_t.size, q_t.shape[-1]) + a_t.reshape(-1)].reshape(
-        a_t.shape)
+    if q_t.ndim == 1:
+        return q_t[a_t]
+    if q_t.ndim == 2:  # one row per run: the engine's case, kept quick
+        return q_t[_rows(len(q_t)), a_t]
+    return np.take_along_axis(q_t, np.asarray(a_t)[..., None], axis=-1)[..., 0]
 
 
 @functools.lru_cache(maxsize=64)
-def _row_starts(rows: int, n_actions: int) -> np.ndarray:
-    """Where each row of a flattened ``[rows, A]`` array starts."""
-    starts = np.arange(rows) * n_actions
-    starts.setflags(write=False)
-    return starts
+def _rows(n: int) -> np.ndarray:
+    """``0, 1, …, n - 1``, made once per size."""
+    rows = np.arange(n)
+    rows.setflags(write=False)
+    return rows
 
 
 def _expected_value(q_t, epsilon):
