@@ -109,6 +109,34 @@ def page_rerun(slug: str, *, budget: float = 0.150, repeat: int = 5) -> None:
     )
 
 
+def page_first_view(slug: str, *, budget: float = 1.5, repeat: int = 3) -> None:
+    """Register a page's first view at its defaults: every cache cleared, then one run.
+
+    What the first visitor of a view waits for once the server is up (computation, figures and
+    the chrome; the imports are paid before, by a warm-up run).
+    """
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from rlviz.ui.chrome import FRIENDLY_ERROR
+
+    script = ROOT / "pages" / f"{slug}.py"
+    state: dict[str, Any] = {}
+
+    def first_view() -> None:
+        if "warm" not in state:  # imports and Streamlit's own start-up, not timed
+            AppTest.from_file(str(script), default_timeout=120).run()
+            state["warm"] = True
+        st.cache_data.clear()
+        st.cache_resource.clear()
+        at = AppTest.from_file(str(script), default_timeout=120).run()
+        if at.exception or any(FRIENDLY_ERROR in e.value for e in at.error):
+            raise RuntimeError(f"page {slug} failed at its defaults")
+
+    REGISTRY.append(Case(f"first view at defaults: {slug}", "pages", first_view, budget=budget,
+                         repeat=repeat))
+
+
 @dataclass(frozen=True)
 class Row:
     """One line of the results table."""

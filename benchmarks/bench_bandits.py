@@ -1,6 +1,6 @@
 """Bandit races: 2000 runs x 1000 steps x 10 arms per agent, against the per-run Python loop."""
 
-from benchmarks import case, page_rerun
+from benchmarks import case, page_first_view, page_rerun
 from rlviz import bandits as B
 from tests.bandits_reference import race_loop
 
@@ -85,3 +85,4 @@ def above_the_limit():
 
 
 page_rerun("bandits")
+page_first_view("bandits")

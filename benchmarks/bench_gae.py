@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from benchmarks import case, page_rerun
+from benchmarks import case, page_first_view, page_rerun
 from rlviz import returns
 from tests.oracle_returns import gae_loop
 
@@ -59,3 +59,4 @@ def study_worst():
 
 
 page_rerun("gae")
+page_first_view("gae")

@@ -6,6 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from rlviz import bandits, ui
+from rlviz.bandits.races import _race_chunk
+from rlviz.errors import InputError
 from rlviz.figures import bandits as figs
 
 INTRO = (
@@ -27,6 +29,8 @@ RACERS = {
 ALPHAS = [0.0, 0.01, 0.05, 0.1, 0.2, 0.4, 1.0]
 EPSILONS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
 LIVE_SECONDS = 1.6  # bandits.race_seconds: the worst allowed race takes under 2 s
+RUNS = (20, 50, 100, 200, 500, 1000, 2000)
+STEPS = (100, 200, 500, 1000, 2000, 5000, 10000)
 
 
 def alpha_label(a):
@@ -67,13 +71,24 @@ LESSONS = {
     "Fig. 2.5 · baselines": BOOK | dict(mu=4.0, racers=["gradient_a", "gradient_b"],
                                         gradient_a_alpha=0.1, gradient_a_baseline=True,
                                         gradient_b_alpha=0.1, gradient_b_baseline=False),
-    "Regret bounds": dict(testbed="bernoulli", probs="0.9, 0.5, 0.4, 0.2", runs=200, steps=10000,
+    "Regret bounds": dict(testbed="bernoulli", probs="0.9, 0.5, 0.4, 0.2", runs=100, steps=10000,
                           racers=["eps_a", "ucb", "thompson"], eps_a_eps=0.1, eps_a_alpha=0.0,
                           ucb_c=math.sqrt(2)),
     "Ex. 2.5 · drift": dict(testbed="random_walk", arms=10, runs=200, steps=10000, noise=1.0,
                             racers=["eps_a", "eps_b"], eps_a_eps=0.1, eps_a_alpha=0.0,
                             eps_b_eps=0.1, eps_b_alpha=0.1),
 }
+
+
+def live_size(agents, testbed, runs, steps):
+    """The race this page runs live: the asked size, or the most runs (then steps) that fit."""
+    def fits(r, t):
+        return bandits.race_seconds(agents, testbed, runs=r, steps=t) <= LIVE_SECONDS
+    for r in sorted((r for r in RUNS if r <= runs), reverse=True):
+        if fits(r, steps):
+            return r, steps
+    fewest = min(RUNS)
+    return fewest, max((t for t in STEPS if t <= steps and fits(fewest, t)), default=min(STEPS))
 
 
 def make_testbed(p):
@@ -110,8 +125,9 @@ def run_race(agents, testbed, runs, steps, seed):
 
 
 @ui.cached_figures()
-def charts(agents, testbed, runs, steps, seed, t):
-    result = run_race(agents, testbed, runs, steps, seed)
+def charts(agents, extra, testbed, runs, steps, seed, t):
+    result = run_race(agents + extra, testbed, runs, steps, seed)
+    result = result.select(agents) if extra else result
     return (figs.regret_race(result, step=t), figs.regret_race(result, step=t, log_axes=True),
             figs.reward_curves(result, step=t), figs.optimal_curves(result, step=t),
             figs.snapshot(result, t), figs.pull_shares(result))
@@ -135,9 +151,9 @@ with ui.page("bandits", intro=INTRO) as page:
         ui.IntSlider(name="arms", label="Arms k", min=2, max=20, value=10, disabled=fixed,
                      help="With fixed Bernoulli arms, k is the number of probabilities given."),
         ui.SelectSlider(name="runs", label="Runs (independent problems)",
-                        options=[20, 50, 100, 200, 500, 1000, 2000], value=2000),
+                        options=list(RUNS), value=2000),
         ui.SelectSlider(name="steps", label="Steps per run",
-                        options=[100, 200, 500, 1000, 2000, 5000, 10000], value=1000),
+                        options=list(STEPS), value=1000),
         ui.MultiChoice(name="racers", label="Racers", options=list(RACERS), labels=RACERS,
                        value=["greedy", "eps_a", "ucb", "thompson", "gradient_a"]),
         ui.Seed(),
@@ -169,22 +185,31 @@ with ui.page("bandits", intro=INTRO) as page:
     p = ui.Params({**top, **p})
 
     st.caption("Load a lesson from the book:")
-    for i, (col, lesson) in enumerate(zip(st.columns(len(LESSONS)), LESSONS, strict=True)):
-        col.button(lesson, on_click=load, args=(lesson,), width="stretch",
-                   key=page.key(f"lesson.{i}"))
+    per_row = 3  # six buttons in one row cut their labels at 1280 px
+    for first in range(0, len(LESSONS), per_row):
+        row = list(LESSONS)[first:first + per_row]
+        for i, (col, lesson) in enumerate(zip(st.columns(per_row), row, strict=False), first):
+            col.button(lesson, on_click=load, args=(lesson,), width="stretch",
+                       key=page.key(f"lesson.{i}"))
 
     if not p.racers:
-        raise ValueError("Choose at least one racer in the sidebar.")
+        raise InputError("Choose at least one racer in the sidebar.")
     testbed = make_testbed(p)
     agents = tuple(make_racer(slot, p, testbed) for slot in p.racers)
-    seconds = bandits.race_seconds(agents, testbed, runs=p.runs, steps=p.steps)
-    if seconds > LIVE_SECONDS:
-        size = f"{p.runs} runs × {p.steps} steps, {testbed.arms} arms, {len(agents)} racer"
-        raise ValueError(f"This race ({size}{'s' * (len(agents) > 1)}) is more than this page "
-                         f"races live (about {seconds:.1f} s of racing; the limit is "
-                         f"{LIVE_SECONDS:g} s): lower the runs, the steps, the arms or the racers.")
-    result = run_race(agents, testbed, p.runs, p.steps, p.seed)
-    st.caption(f"{testbed.label} · {p.runs} runs × {p.steps} steps · bands: 95% confidence "
+    runs, steps = live_size(agents, testbed, p.runs, p.steps)
+    if (runs, steps) != (p.runs, p.steps):
+        st.info(f"{p.runs} runs × {p.steps} steps with {testbed.arms} arms and {len(agents)} "
+                f"racer{'s' * (len(agents) > 1)} is more than this page races live, so it races "
+                f"**{runs} runs × {steps} steps**, the most that fit. Fewer racers, arms or steps "
+                "leave room for more runs.", icon=":material/speed:")
+    # The known answer needs the book's race. At the book's size and testbed it is one race with
+    # this one (a racer's curves do not depend on who else races): race only the book's missing
+    # racers alongside, instead of all four again.
+    book_size = testbed == bandits.GaussianTestbed() and (runs, steps) == (2000, 1000)
+    extra = tuple(a for a in bandits.BOOK_AGENTS if a not in agents) if book_size else ()
+    both = run_race(agents + extra, testbed, runs, steps, p.seed)
+    result = both.select(agents) if extra else both
+    st.caption(f"{testbed.label} · {runs} runs × {steps} steps · bands: 95% confidence "
                "intervals of the mean")
 
     page.section("Cumulative regret")
@@ -193,10 +218,10 @@ with ui.page("bandits", intro=INTRO) as page:
     page.section("Average reward and optimal action")
     reward_box, optimal_box = st.columns(2)
     page.section("Who is winning at step t")
-    q = page.controls([ui.IntSlider(name="t", label="Scrub to step t", min=1, max=p.steps,
-                                    value=min(100, p.steps))], container=st.container())
+    q = page.controls([ui.IntSlider(name="t", label="Scrub to step t", min=1, max=steps,
+                                    value=min(100, steps))], container=st.container())
     regret, regret_loglog, reward, optimal, snapshot, pulls = charts(
-        agents, testbed, p.runs, p.steps, p.seed, q.t)
+        agents, extra, testbed, runs, steps, p.seed, q.t)
     with regret_lin:
         ui.chart(regret, key="bandits.regret")
     with regret_log:
@@ -231,15 +256,16 @@ with ui.page("bandits", intro=INTRO) as page:
         "Load **Fig. 2.5**: predict what removing the baseline does when every arm pays about "
         "+4. Then set μ to 0 in the testbed settings: does the baseline still matter?",
     ])
-    book = run_book(p.seed)
+    book = both.select(bandits.BOOK_AGENTS) if book_size else run_book(p.seed)
     page.known_answer(
         [ui.Check(v.label, value=v.ours(book), reference=v.value, tol=v.tol, fmt=".3f",
                   source=v.source) for v in bandits.BOOK_VALUES],
         title="Known answer: the book's 10-armed testbed, 2000 runs × 1000 steps, this seed",
     )
     page.equations(bandits.EQUATIONS)
-    page.source(bandits.race, bandits._race_chunk, *dict.fromkeys(type(a) for a in agents),
-                type(testbed), bandits.Noise)
+    # Each agent's select (act) and update (learn) steps first: the race calls exactly these.
+    page.source(*dict.fromkeys(type(a) for a in agents), bandits.race, _race_chunk, type(testbed),
+                bandits.Noise)
     page.export(
         figures={"regret": regret, "regret-log-log": regret_loglog, "reward": reward,
                  "optimal": optimal, "snapshot": snapshot, "pulls": pulls},

@@ -1,9 +1,12 @@
 import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and in order)
 
+import time
+
 import streamlit as st
 
 from rlviz import td, ui
 from rlviz.envs import cliff_walking
+from rlviz.errors import InputError
 from rlviz.figures import td as figs
 from rlviz.mdp import action_values
 
@@ -13,6 +16,8 @@ BOOK = "Sutton & Barto (2018), Example 6.6"
 # largest settings, each run using it all, takes under 2 s.
 STEP_BUDGET = 30_000
 MAX_RUNS = 60
+TARGETS = {"q_learning": td.q_learning_target, "sarsa": td.sarsa_target,
+           "expected_sarsa": td.expected_sarsa_target, "double_q": td.double_q_target}
 INTRO = (
     "Q-learning and SARSA learn to cross the cliff while exploring with ε-greedy. Off-policy "
     "Q-learning learns the shortest path along the edge but keeps falling in while it explores; "
@@ -35,6 +40,25 @@ def optimum(rows, cols, slip):
     mdp = cliff_walking(rows=rows, cols=cols, slip=slip)
     v = td.optimal_values(mdp)
     return float(v[mdp.start_state]), td.greedy_return(mdp, action_values(mdp, v, 1.0))
+
+
+def train_all(algos, settings):
+    """Every learner, one at a time; once a fresh one takes a while, a bar shows how many are done.
+
+    Each learner is its own cached run of at most about half a second, so the page stays
+    responsive between them even at the heaviest settings.
+    """
+    results, bar = {}, None
+    for k, algo in enumerate(algos, start=1):
+        start = time.perf_counter()
+        results[algo] = train(algo, *settings)
+        if bar is None and k < len(algos) and time.perf_counter() - start > 0.25:
+            bar = st.progress(0.0)
+        if bar is not None:
+            bar.progress(k / len(algos), text=f"Trained {figs.LABELS[algo]} ({k} of {len(algos)})")
+    if bar is not None:
+        bar.empty()
+    return results
 
 
 # Figures are built once per view and shared read-only: building them costs more than a rerun.
@@ -80,10 +104,10 @@ with ui.page("cliff_td", intro=INTRO) as page:
         ]),
     ])
     if not p.algos:
-        raise ValueError("Choose at least one algorithm to train.")
+        raise InputError("Choose at least one algorithm to train.")
     settings = (p.rows, p.cols, p.slip, p.epsilon, p.alpha, p.gamma, p.episodes, p.runs, p.decay,
                 p.max_steps, p.seed)
-    results = {a: train(a, *settings) for a in p.algos}
+    results = train_all(p.algos, settings)
     best, best_check = optimum(p.rows, p.cols, p.slip)
     shown = charts(tuple(p.algos), p.window, settings)
     last = min(100, p.episodes)
@@ -97,10 +121,12 @@ with ui.page("cliff_td", intro=INTRO) as page:
     st.caption(figs.path_summary(results))
 
     page.section("Where each learner went, and what it learned")
+    per_row = 2 if p.cols <= 8 else 1  # a wide grid needs the whole width for legible cells
     for kind, figures in shown["maps"].items():
         items = list(figures.items())
-        for start in range(0, len(items), 2):
-            for col, (name, fig) in zip(st.columns(2), items[start : start + 2], strict=False):
+        for start in range(0, len(items), per_row):
+            row = items[start : start + per_row]
+            for col, (name, fig) in zip(st.columns(per_row), row, strict=False):
                 with col:
                     ui.chart(fig, key=f"cliff_td.{kind}.{name}")
 
@@ -108,23 +134,27 @@ with ui.page("cliff_td", intro=INTRO) as page:
     st.markdown("The interview question: one transition $(s, a, r, s')$, three targets.")
     left, mid, right = st.columns(3)
     wb = page.controls([
-        ui.Number(name="wb_q", label="Q(s, a)", min=-1000.0, max=1000.0, value=-2.0, step=0.5),
-        ui.Number(name="wb_r", label="Reward r", min=-1000.0, max=1000.0, value=-1.0, step=0.5),
+        ui.Number(name="wb_q", label="Q(s, a)", min=-1000.0, max=1000.0, value=-2.0, step=0.5,
+                  format="%g"),
+        ui.Number(name="wb_r", label="Reward r", min=-1000.0, max=1000.0, value=-1.0, step=0.5,
+                  format="%g"),
         ui.Toggle(name="wb_terminal", label="s′ is terminal", value=False),
     ], container=left)
     wb_next = page.controls([
         ui.Number(name=f"wb_q{k}", label=f"Q(s′, {arrow})", min=-1000.0, max=1000.0,
-                  value=value, step=0.5)
+                  value=value, step=0.5, format="%g")
         for k, (arrow, value) in enumerate(zip(figs.ARROWS, (-3.0, -1.0, -4.0, -2.0),
                                                strict=True))
     ], container=mid)
     wb_set = page.controls([
         ui.Choice(name="wb_a", label="Next action a′ (SARSA's)", options=[0, 1, 2, 3], value=0,
                   labels=dict(enumerate(figs.ARROWS)), widget="segmented"),
-        ui.Number(name="wb_gamma", label="γ", min=0.0, max=1.0, value=0.9, step=0.05),
-        ui.Number(name="wb_alpha", label="α", min=0.01, max=1.0, value=0.5, step=0.05),
+        ui.Number(name="wb_gamma", label="γ", min=0.0, max=1.0, value=0.9, step=0.05,
+                  format="%g"),
+        ui.Number(name="wb_alpha", label="α", min=0.01, max=1.0, value=0.5, step=0.05,
+                  format="%g"),
         ui.Number(name="wb_eps", label="ε (Expected SARSA's policy)", min=0.0, max=1.0,
-                  value=0.1, step=0.05),
+                  value=0.1, step=0.05, format="%g"),
     ], container=right)
     worked = td.worked_update(
         wb.wb_q, wb.wb_r, [wb_next[f"wb_q{k}"] for k in range(4)], wb_set.wb_a,
@@ -204,8 +234,7 @@ with ui.page("cliff_td", intro=INTRO) as page:
         ("At a terminal S′ every target is just R. The band is the t-interval of the mean over "
          "R runs.", r"\bar x \pm t_{0.975,\,R-1}\, s / \sqrt{R}"),
     ])
-    page.source(td.run_control, td.q_learning_target, td.sarsa_target, td.expected_sarsa_target,
-                td.double_q_target, td.td_update, td.worked_update)
+    page.source(*(TARGETS[a] for a in p.algos), td.td_update, td.worked_update, td.run_control)
     page.export(
         figures={"learning_curves": shown["curves"], "greedy_paths": shown["paths"]},
         data=lambda: {"episodes": figs.episodes_frame(results, window=p.window),

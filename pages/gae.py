@@ -87,7 +87,7 @@ with ui.page("gae", intro=INTRO) as page:
     ])
 
     page.section("A trajectory, three advantages")
-    left, right = st.columns([3, 2], gap="medium")
+    left, right = st.columns([5, 2], gap="medium")  # room for every column of the table
     default = returns.EXAMPLES["goal_and_time_limit"]
     with left:
         q = page.controls([ui.Table(
@@ -189,8 +189,9 @@ with ui.page("gae", intro=INTRO) as page:
          r"_{\text{bias}^2} + \underbrace{\textstyle\sum_g p_g\,\mathrm{Var}_g(\varepsilon)}"
          r"_{\text{variance}}"),
     ])
-    page.source(returns.gae, returns._discounted_sum, returns._leaky_sums_at, returns._fill,
-                returns._leaky_sum, returns.breakdown, returns.bias_variance_study)
+    page.source(returns.td_error, returns.discounted_step, returns.gae, returns.breakdown,
+                returns.bias_variance_study, returns._discounted_sum, returns._fill,
+                returns._leaky_sum, returns._leaky_sums_at)
     steps = pd.DataFrame({
         "t": range(rows), **q.traj, "delta": b.td_errors, f"gae_{p.lam:g}": b.advantages,
         "gae_0": b.td_advantages, "gae_1": b.mc_advantages, "G": b.returns,

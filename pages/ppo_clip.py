@@ -222,7 +222,8 @@ with ui.page("ppo_clip", intro=INTRO) as page:
     ])
     page.source(ppo.clipped_surrogate, ppo.clip_surface, ppo.explain_point, ppo.run_toy,
                 ppo._losses, ppo._measure, ppo.ppo_clip_loss, ppo.surrogate_loss,
-                ppo.kl_penalty_loss, ppo.categorical_kl, ppo.adapt_beta, ppo.clipped_value_loss)
+                ppo.kl_penalty_loss, ppo.categorical_kl, ppo.adapt_beta, ppo.value_loss_slice,
+                ppo._value_loss_terms)
     page.export(
         figures={"surface": main, "slices": slice_fig, "ratios": ratio_fig, "batch": batch_fig,
                  "kl": kl_fig, "summary": summary_fig, "value_loss": value_fig},

@@ -216,7 +216,7 @@ with ui.page(SLUG, intro=INTRO) as page:
         *checks,
     ])
     page.equations(figs.EQUATIONS)
-    page.source(getattr(dp, p.algorithm), dp._Backup, dp._iterate, dp.compare_with_exact,
+    page.source(dp._Backup, getattr(dp, p.algorithm), dp._iterate, dp.compare_with_exact,
                 dp.evaluation_error_bound)
     page.export(
         figures={"sweeps": sweeps_fig, "convergence": conv_fig, "sweeps_by_gamma": gamma_fig},

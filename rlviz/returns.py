@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from rlviz.errors import InputError
 from rlviz.mdp import TabularMDP, action_values, policy_value
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "bias_variance_study",
     "breakdown",
     "discounted_returns",
+    "discounted_step",
     "expected_episode_length",
     "gae",
     "lambda_returns",
@@ -52,6 +54,7 @@ __all__ = [
     "random_example",
     "random_walk",
     "sample_walks",
+    "td_error",
     "td_errors",
 ]
 
@@ -60,6 +63,43 @@ ArrayLike = np.ndarray | list | tuple | float
 # Rewards (left end, right end) of the random walks in Sutton & Barto (2018):
 # Example 6.2 (5 states) and Example 7.1 (19 states).
 SUTTON_BARTO_WALKS: dict[int, tuple[float, float]] = {5: (0.0, 1.0), 19: (-1.0, 1.0)}
+
+
+# --------------------------------------------------------------------------- the steps
+def td_error(r_t, v_t, v_tp1, *, gamma):
+    r"""The one-step temporal-difference error of each step.
+
+    .. math:: \delta_t = r_t + \gamma V(s_{t+1}) - V(s_t)
+
+    with ``V(s_{t+1}) = 0`` when ``s_{t+1}`` is terminal (Sutton & Barto 2018, eq. 6.5).
+    Element-wise: one call serves one step or every step of a batch of trajectories.
+
+    Args:
+        r_t: ``[...]`` rewards.
+        v_t: ``[...]`` the critic's ``V(s_t)``.
+        v_tp1: ``[...]`` the value each step bootstraps from (0 after a termination).
+        gamma: Discount factor in ``[0, 1]``.
+    """
+    return r_t + gamma * v_tp1 - v_t
+
+
+def discounted_step(x_t, y_tp1, coef, *, out=None):
+    r"""One step back in time of the recursion every return and advantage here is made of.
+
+    .. math:: y_t = x_t + c\, y_{t+1}
+
+    GAE is ``A_t = δ_t + (γλ) A_{t+1}`` (``x = δ``, ``c = γλ``; Schulman et al. 2016, eq. 16),
+    the discounted return ``G_t = r_t + γ G_{t+1}`` (``x = r``, ``c = γ``). Inside an episode
+    only: at its end nothing flows back. ``_discounted_sum`` calls it for a whole column of
+    blocks of the trajectories at once.
+
+    Args:
+        x_t: ``[...]`` this step's term.
+        y_tp1: ``[...]`` the sum from the next step on.
+        coef: The per-step decay ``c`` in ``[0, 1]``.
+        out: Where to write ``y_t`` (it may be ``x_t`` itself), or None for a new array.
+    """
+    return np.add(x_t, coef * y_tp1, out=out)
 
 
 # --------------------------------------------------------------------------- validation
@@ -74,27 +114,27 @@ def _check_unit(name: str, x: float) -> float:
     try:
         x = float(x)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in [0, 1]; got {x!r}") from None
+        raise InputError(f"{name} must be a number in [0, 1]; got {x!r}") from None
     if not 0.0 <= x <= 1.0:
-        raise ValueError(f"{name} must be in [0, 1]; got {x:g}")
+        raise InputError(f"{name} must be in [0, 1]; got {x:g}")
     return x
 
 
 def _numbers(name: str, x: ArrayLike, what: str) -> np.ndarray:
     arr = np.asarray(x, dtype=np.float64)
     if arr.ndim == 0:
-        raise ValueError(f"{name} must be an array over time [..., T]; got a single number")
+        raise InputError(f"{name} must be an array over time [..., T]; got a single number")
     if arr.shape[-1] == 0:
-        raise ValueError(f"the trajectory is empty: {name} has no steps")
+        raise InputError(f"the trajectory is empty: {name} has no steps")
     if not np.isfinite(arr).all():
         bad = tuple(np.argwhere(~np.isfinite(arr))[0])
-        raise ValueError(f"{what} at {_where(bad)} is empty or not a finite number")
+        raise InputError(f"{what} at {_where(bad)} is empty or not a finite number")
     return arr
 
 
 def _same_shape(name: str, arr: np.ndarray, shape: tuple[int, ...], per: str) -> None:
     if arr.shape != shape:
-        raise ValueError(
+        raise InputError(
             f"{name} has shape {arr.shape} but rewards has shape {shape}: give one {per} per step"
         )
 
@@ -110,7 +150,7 @@ def _flags(name: str, x: ArrayLike | None, shape: tuple[int, ...]) -> np.ndarray
     bad = ~((num == 0.0) | (num == 1.0))
     if bad.any():
         where = tuple(np.argwhere(bad)[0])
-        raise ValueError(f"{name} must be 0 or 1 (False or True); {_where(where)} is not")
+        raise InputError(f"{name} must be 0 or 1 (False or True); {_where(where)} is not")
     return num == 1.0
 
 
@@ -138,15 +178,7 @@ class _Steps(NamedTuple):
 
     def td_errors(self, gamma: float) -> np.ndarray:
         """``[..., T]`` ``delta_t = r_t + gamma V(s_{t+1}) - V(s_t)``, a fresh array."""
-        r, v = self.rewards, self.values
-        delta = np.empty(r.shape)
-        np.multiply(v[..., 1:], gamma, out=delta[..., :-1])
-        delta[..., -1] = 0.0
-        delta += r
-        delta -= v
-        at = self.closes
-        delta.reshape(-1)[at] = r.reshape(-1)[at] + gamma * self.boot - v.reshape(-1)[at]
-        return delta
+        return td_error(self.rewards, self.values, self.next_values(), gamma=gamma)
 
     @property
     def cuts(self) -> np.ndarray | None:
@@ -175,11 +207,11 @@ def _steps(
     tr = _flags("truncated", truncated, shape) & ~d  # termination wins
     last = np.asarray(last_value, dtype=np.float64)
     if last.shape not in {(), shape[:-1]}:
-        raise ValueError(
+        raise InputError(
             f"last_value must be one number per trajectory, shape {shape[:-1]}; got {last.shape}"
         )
     if not np.isfinite(last).all():
-        raise ValueError("last_value, the value V(s_T) after the last step, must be finite")
+        raise InputError("last_value, the value V(s_T) after the last step, must be finite")
 
     ends = d | tr
     closing = ends.copy()
@@ -192,7 +224,7 @@ def _steps(
     if cut_here.any():
         if truncated_values is None:
             where = tuple(np.argwhere(tr)[0])
-            raise ValueError(
+            raise InputError(
                 f"{_where(where)} is truncated, so its return bootstraps from the value of the "
                 "state where the episode was cut: pass truncated_values"
             )
@@ -202,7 +234,7 @@ def _steps(
         missing = ~np.isfinite(boot)
         if missing.any():
             where = np.unravel_index(closes[np.argmax(missing)], shape)
-            raise ValueError(
+            raise InputError(
                 f"{_where(where)} is truncated but the value of the state where the episode was "
                 "cut, V(s_t+1), is empty: enter it"
             )
@@ -247,12 +279,9 @@ def _fill(x: np.ndarray, coef: float, later: np.ndarray) -> np.ndarray:
     full, tail = _split(x)
     if tail.size:
         tail[:] = tail @ _discounts(coef, tail.size)
-    carry = np.empty(full.shape[0])
     after = later[: full.shape[0]]
-    for i in range(_BLOCK - 1, -1, -1):
-        np.multiply(after, coef, out=carry)
-        full[:, i] += carry
-        after = full[:, i]
+    for i in range(_BLOCK - 1, -1, -1):  # place i of every block at once
+        after = discounted_step(full[:, i], after, coef, out=full[:, i])
     return x
 
 
@@ -357,7 +386,7 @@ def td_errors(
         ``[..., T]`` the TD errors ``delta_t``.
 
     Raises:
-        ValueError: on empty input, mismatched shapes, missing (NaN) entries, flags other than
+        InputError: on empty input, mismatched shapes, missing (NaN) entries, flags other than
             0/1, a truncation without its cut-state value, or ``gamma`` outside ``[0, 1]``.
     """
     gamma = _check_unit("gamma", gamma)
@@ -393,7 +422,7 @@ def discounted_returns(
         ``[..., T]`` the returns ``G_t``.
 
     Raises:
-        ValueError: as ``td_errors``.
+        InputError: as ``td_errors``.
     """
     gamma = _check_unit("gamma", gamma)
     s = _steps(rewards, None, last_value=last_value, dones=dones, truncated=truncated,
@@ -435,11 +464,11 @@ def n_step_returns(
         ``[..., T]`` the n-step returns ``G_t^(n)``.
 
     Raises:
-        ValueError: as ``td_errors``, or if ``n`` is not a whole number of at least 1.
+        InputError: as ``td_errors``, or if ``n`` is not a whole number of at least 1.
     """
     gamma = _check_unit("gamma", gamma)
     if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(f"n must be a whole number of at least 1; got {n!r}")
+        raise InputError(f"n must be a whole number of at least 1; got {n!r}")
     n = int(n)
     s = _steps(rewards, values, last_value=last_value, dones=dones, truncated=truncated,
                truncated_values=truncated_values)
@@ -502,7 +531,7 @@ def gae(
         ``[..., T]`` the advantages ``A_t``.
 
     Raises:
-        ValueError: on empty input, mismatched shapes, missing (NaN) entries, flags other than
+        InputError: on empty input, mismatched shapes, missing (NaN) entries, flags other than
             0/1, a truncation without its cut-state value, or ``gamma``/``lam`` outside
             ``[0, 1]``.
     """
@@ -543,7 +572,7 @@ def lambda_returns(
         ``[..., T]`` the λ-returns ``G_t^λ``.
 
     Raises:
-        ValueError: as ``gae``.
+        InputError: as ``gae``.
     """
     adv = gae(rewards, values, gamma=gamma, lam=lam, last_value=last_value, dones=dones,
               truncated=truncated, truncated_values=truncated_values)
@@ -565,7 +594,7 @@ def lambda_weights(lam: float, horizon: int) -> np.ndarray:
     """
     lam = _check_unit("lam", lam)
     if isinstance(horizon, bool) or int(horizon) != horizon or horizon < 1:
-        raise ValueError(f"the horizon must be a whole number of at least 1; got {horizon!r}")
+        raise InputError(f"the horizon must be a whole number of at least 1; got {horizon!r}")
     horizon = int(horizon)
     w = (1.0 - lam) * lam ** np.arange(horizon, dtype=np.float64)
     w[-1] = lam ** (horizon - 1)
@@ -624,7 +653,7 @@ def breakdown(
         The breakdown.
 
     Raises:
-        ValueError: as ``gae``, or if ``step`` is outside the trajectory.
+        InputError: as ``gae``, or if ``step`` is outside the trajectory.
     """
     kw = dict(last_value=last_value, dones=dones, truncated=truncated,
               truncated_values=truncated_values)
@@ -633,7 +662,7 @@ def breakdown(
         raise ValueError(f"one trajectory [T] is expected; got shape {s.rewards.shape}")
     length = s.rewards.size
     if not 0 <= step < length:
-        raise ValueError(f"step {step} is outside the trajectory of {length} steps")
+        raise InputError(f"step {step} is outside the trajectory of {length} steps")
     horizons = _horizons(s.ends)
     n_max = int(horizons[step])
     n_step = np.array([
@@ -757,7 +786,7 @@ def random_walk(n_states: int, *, left_reward: float, right_reward: float) -> Ta
         The MDP with ``n + 2`` states and actions ``("left", "right")``.
     """
     if isinstance(n_states, bool) or int(n_states) != n_states or n_states < 1:
-        raise ValueError(f"the walk needs a whole number of states, at least 1; got {n_states!r}")
+        raise InputError(f"the walk needs a whole number of states, at least 1; got {n_states!r}")
     n = int(n_states)
     size = n + 2
     s = np.arange(size)
@@ -824,7 +853,7 @@ def sample_walks(
         The episodes, concatenated.
     """
     if n_episodes < 1:
-        raise ValueError(f"at least one episode is needed; got {n_episodes}")
+        raise InputError(f"at least one episode is needed; got {n_episodes}")
     n = int(n_states)
     centre = (n + 1) // 2
     if chunk is None:
@@ -934,11 +963,11 @@ def bias_variance_study(
     gamma = _check_unit("gamma", gamma)
     lams = np.atleast_1d(np.asarray(lams, dtype=np.float64))
     if lams.ndim != 1 or lams.size == 0:
-        raise ValueError("give at least one value of λ")
+        raise InputError("give at least one value of λ")
     for lam in lams:
         _check_unit("lam", lam)
     if not critic_noise >= 0:
-        raise ValueError(f"the critic's noise must be at least 0; got {critic_noise}")
+        raise InputError(f"the critic's noise must be at least 0; got {critic_noise}")
     critic_rng, walk_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
 
     walk = random_walk(n_states, left_reward=left_reward, right_reward=right_reward)
@@ -951,7 +980,7 @@ def bias_variance_study(
     ep = sample_walks(n_states, n_episodes, walk_rng, left_reward=left_reward,
                       right_reward=right_reward)
     v_t = critic[ep.states]
-    delta = ep.rewards + gamma * critic[ep.next_states] - v_t  # critic is 0 at terminals
+    delta = td_error(ep.rewards, v_t, critic[ep.next_states], gamma=gamma)  # 0 at terminals
     target = q[ep.states, ep.actions] - v_t
     cuts = np.flatnonzero(ep.dones)[:-1]  # where each episode but the last ends
     cuts = cuts if cuts.size else None
@@ -964,10 +993,11 @@ def bias_variance_study(
     variance = np.empty(lams.size)
     for i, lam in enumerate(lams):
         err = _discounted_sum(delta[None, :], gamma * lam, cuts)[0] - target
-        mean = np.zeros(counts.size)
-        mean[seen] = np.bincount(group, weights=err, minlength=counts.size)[seen] / counts[seen]
-        bias2[i] = float(share @ mean[seen] ** 2)
-        variance[i] = float(np.mean((err - mean[group]) ** 2))
+        mean = np.bincount(group, weights=err, minlength=counts.size)[seen] / counts[seen]
+        bias2[i] = float(share @ mean**2)
+        # The share-weighted variance within groups: the mean square less the squared means.
+        # (einsum, not BLAS: a threaded dot product waits for cores a busy server lacks)
+        variance[i] = max(float(np.einsum("i,i->", err, err)) / err.size - bias2[i], 0.0)
     mse = bias2 + variance
     lengths = ep.lengths.astype(np.float64)
     se = float(lengths.std(ddof=1) / np.sqrt(lengths.size)) if lengths.size > 1 else 0.0

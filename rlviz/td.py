@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlviz.errors import InputError
 from rlviz.mdp import TabularMDP
 
 __all__ = [
@@ -70,7 +71,7 @@ cut. It bounds the work when a policy learns to wander: heavy exploration on a b
 or a discount well below 1, under which wandering forever costs little more than the walk to
 the goal."""
 
-BLOCK = 128
+BLOCK = 256
 """Rows of uniforms each run draws from its generator at a time, and steps ``run_control``
 prepares at once (a block's dice and tables then stay in cache)."""
 
@@ -83,25 +84,41 @@ EXPLORE, RANDOM_ACTION, TRANSITION, TABLE_COIN, START, TIE_KEYS = range(6)
 def _check_probability(name: str, value) -> None:
     arr = np.asarray(value, dtype=np.float64)
     if not (np.isfinite(arr).all() and (arr >= 0).all() and (arr <= 1).all()):
-        raise ValueError(f"{name} must be between 0 and 1; got {value}")
+        raise InputError(f"{name} must be between 0 and 1; got {value}")
 
 
-def _bootstrap(r_t, v_t, gamma, terminal):
-    """``r + gamma * v``, or just ``r`` where the next state is terminal (nothing follows it)."""
-    return r_t + (gamma * np.logical_not(terminal)) * v_t
+def _discount(gamma, terminal):
+    """γ, or 0 where the next state is terminal (nothing follows it)."""
+    return gamma if terminal is False else gamma * np.logical_not(terminal)
 
 
-def _expected_value(q_by_action, epsilon):
-    """``sum_a pi(a|s) Q(s, a)`` under ε-greedy, from values indexed action first ``[A, ...]``.
+def _chosen(q_t, a_t):
+    """``Q(s_t, a_t)`` in every row: ``q_t [..., A]`` read at the actions ``a_t [...]``."""
+    if q_t.ndim == 1:
+        return q_t[a_t]
+    if q_t.ndim == 2:  # one row per run: the engine's case, kept quick
+        return q_t[_rows(len(q_t)), a_t]
+    return np.take_along_axis(q_t, np.asarray(a_t)[..., None], axis=-1)[..., 0]
+
+
+@functools.lru_cache(maxsize=64)
+def _rows(n: int) -> np.ndarray:
+    """``0, 1, …, n - 1``, made once per size."""
+    rows = np.arange(n)
+    rows.setflags(write=False)
+    return rows
+
+
+def _expected_value(q_t, epsilon):
+    """``sum_a pi(a|s) Q(s, a)`` under ε-greedy, from values ``q_t [..., A]``.
 
     Tied greedy actions share one value, so the greedy share is ``(1 - ε) max Q`` however the
-    ties are split. The sum runs in action order so every caller gets the same bits.
+    ties are split. One row of ``q_t`` or many, each row is summed the same way, so a single
+    run and a batch of runs get the same bits.
     """
-    total = q_by_action[0]
-    for k in range(1, len(q_by_action)):
-        total = total + q_by_action[k]
-    best = np.maximum.reduce(q_by_action, axis=0)
-    return epsilon * (total / len(q_by_action)) + (1.0 - epsilon) * best
+    total = np.add.reduce(q_t, axis=-1)
+    best = _chosen(q_t, q_t.argmax(axis=-1))
+    return epsilon * (total / q_t.shape[-1]) + (1.0 - epsilon) * best
 
 
 def q_learning_target(r_t, q_t, *, gamma, terminal=False):
@@ -122,7 +139,8 @@ def q_learning_target(r_t, q_t, *, gamma, terminal=False):
         ``[...]`` the target.
     """
     q_t = np.asarray(q_t, dtype=np.float64)
-    return _bootstrap(r_t, q_t.max(axis=-1), gamma, terminal)
+    best = _chosen(q_t, q_t.argmax(axis=-1))  # max_a' Q(s_t, a'): the greedy action's value
+    return r_t + _discount(gamma, terminal) * best
 
 
 def sarsa_target(r_t, q_t, a_t, *, gamma, terminal=False):
@@ -143,9 +161,7 @@ def sarsa_target(r_t, q_t, a_t, *, gamma, terminal=False):
         ``[...]`` the target.
     """
     q_t = np.asarray(q_t, dtype=np.float64)
-    a_t = np.asarray(a_t, dtype=np.int64)
-    chosen = np.take_along_axis(q_t, a_t[..., None], axis=-1)[..., 0]
-    return _bootstrap(r_t, chosen, gamma, terminal)
+    return r_t + _discount(gamma, terminal) * _chosen(q_t, a_t)
 
 
 def epsilon_greedy_probs(q, epsilon) -> np.ndarray:
@@ -190,8 +206,8 @@ def expected_sarsa_target(r_t, q_t, *, gamma, epsilon, terminal=False):
     Returns:
         ``[...]`` the target.
     """
-    q_t = np.asarray(q_t, dtype=np.float64)
-    return _bootstrap(r_t, _expected_value(np.moveaxis(q_t, -1, 0), epsilon), gamma, terminal)
+    expected = _expected_value(np.asarray(q_t, dtype=np.float64), epsilon)
+    return r_t + _discount(gamma, terminal) * expected
 
 
 def double_q_target(r_t, q_select_t, q_evaluate_t, *, gamma, terminal=False):
@@ -213,11 +229,9 @@ def double_q_target(r_t, q_select_t, q_evaluate_t, *, gamma, terminal=False):
     Returns:
         ``[...]`` the target.
     """
-    q_select_t = np.asarray(q_select_t, dtype=np.float64)
-    q_evaluate_t = np.asarray(q_evaluate_t, dtype=np.float64)
-    best = q_select_t.argmax(axis=-1)[..., None]
-    chosen = np.take_along_axis(q_evaluate_t, best, axis=-1)[..., 0]
-    return _bootstrap(r_t, chosen, gamma, terminal)
+    best = np.asarray(q_select_t, dtype=np.float64).argmax(axis=-1)
+    chosen = _chosen(np.asarray(q_evaluate_t, dtype=np.float64), best)
+    return r_t + _discount(gamma, terminal) * chosen
 
 
 def td_update(q_tm1, target, alpha):
@@ -288,19 +302,19 @@ def worked_update(
         The worked update.
 
     Raises:
-        ValueError: if a number is missing or out of range, or ``a'`` is not an action.
+        InputError: if a number is missing or out of range, or ``a'`` is not an action.
     """
     q_next = np.asarray(q_next, dtype=np.float64)
     if q_next.ndim != 1 or q_next.size == 0:
-        raise ValueError("Q(s', ·) needs one value per action (at least one)")
+        raise InputError("Q(s', ·) needs one value per action (at least one)")
     for name, value in (("Q(s, a)", q_sa), ("r", reward)):
         if not np.isfinite(value):
-            raise ValueError(f"{name} must be a finite number; got {value}")
+            raise InputError(f"{name} must be a finite number; got {value}")
     if not np.isfinite(q_next).all():
-        raise ValueError("every Q(s', ·) must be a finite number")
+        raise InputError("every Q(s', ·) must be a finite number")
     _check_settings(gamma=gamma, alpha=alpha, epsilon=epsilon)
     if not 0 <= int(a_next) < q_next.size:
-        raise ValueError(f"a' must be one of the {q_next.size} actions; got {a_next}")
+        raise InputError(f"a' must be one of the {q_next.size} actions; got {a_next}")
     a_next = int(a_next)
     targets = {
         "q_learning": float(q_learning_target(reward, q_next, gamma=gamma, terminal=terminal)),
@@ -332,7 +346,7 @@ def worked_update(
 # --------------------------------------------------------------------------- validation
 def _check_settings(*, gamma=None, alpha=None, epsilon=None) -> None:
     if alpha is not None and not (np.isfinite(alpha) and 0.0 < alpha <= 1.0):
-        raise ValueError(f"the step size α must be in (0, 1]; got {alpha}")
+        raise InputError(f"the step size α must be in (0, 1]; got {alpha}")
     if epsilon is not None:
         _check_probability("the exploration rate ε", epsilon)
     if gamma is not None:
@@ -343,7 +357,7 @@ def _check_run(
     mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps, max_total_steps
 ) -> None:
     if not isinstance(mdp, TabularMDP):
-        raise ValueError(f"expected a TabularMDP; got {type(mdp).__name__}")
+        raise TypeError(f"expected a TabularMDP; got {type(mdp).__name__}")
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
     counts = [("episodes", episodes), ("runs", runs), ("max_steps", max_steps)]
@@ -351,10 +365,10 @@ def _check_run(
         counts.append(("max_total_steps", max_total_steps))
     for name, value in counts:
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise ValueError(f"the number of {name} must be a whole number ≥ 1; got {value}")
+            raise InputError(f"the number of {name} must be a whole number ≥ 1; got {value}")
     _check_settings(gamma=gamma, alpha=alpha, epsilon=epsilon)
     if (mdp.start[mdp.terminal] > 0).any():
-        raise ValueError("an episode cannot start in a terminal state")
+        raise InputError("an episode cannot start in a terminal state")
 
 
 def epsilon_schedule(epsilon: float, episodes: int, *, decay: bool = False) -> np.ndarray:
@@ -745,7 +759,8 @@ def run_control(
         The per-episode returns and lengths, final Q, visit counts and greedy paths.
 
     Raises:
-        ValueError: if a setting is out of range.
+        InputError: if a setting is out of range (a wrong ``mdp`` or algorithm name, a
+            programming error, raises ``TypeError`` or ``ValueError``).
     """
     _check_run(
         mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps, max_total_steps
@@ -778,11 +793,8 @@ def run_control(
     # and multiplying by the same double gives the same bits (and by 1, the same number).
     ones = np.ones(runs)
     alpha_v, gamma_v, width = alpha * ones, gamma * ones, np.full(runs, n_actions)
-    discount = gamma != 1.0
-    n_actions_v = n_actions * ones
     run_cols = np.arange(runs) * n_actions  # where run r's values start in a flattened [R, A]
     eps, eps_v = epsilon, epsilon * ones
-    rest_v = (1.0 - epsilons[0]) * ones  # 1 - ε, Expected SARSA's greedy share
     # SARSA updates (s, a) once a' is chosen, at the top of the next step. After a terminal step
     # it may wait likewise (the row it reads for Q(s', a') is the terminal one, all zeros), unless
     # an episode can end in one step from a start state: then waiting would let the next
@@ -819,7 +831,7 @@ def run_control(
     episode_at_block = np.zeros(runs, dtype=np.int64)
     episode = episode_at_block  # step by step, only while ε decays
     fresh = np.ones(runs, dtype=bool)
-    prev_j, prev_r, prev_next = scratch, np.zeros(runs), rows * width  # SARSA's pending update
+    prev_j, prev_r, prev_next = scratch, np.zeros(runs), rows  # SARSA's pending update
     n_finished = 0
     # No run can finish, nor any episode reach max_steps, before these steps: check only then.
     # An episode takes at least as many steps as the shortest way from its state to a terminal
@@ -842,7 +854,7 @@ def run_control(
             prev_j, prev_r, prev_next = prev_j[going], prev_r[going], prev_next[going]
             eps = eps[going] if np.ndim(eps) else eps
             alpha_v, gamma_v, width = alpha_v[going], gamma_v[going], width[going]
-            eps_v, rest_v, n_actions_v = eps_v[going], rest_v[going], n_actions_v[going]
+            eps_v = eps_v[going]
             run_cols = np.arange(len(going)) * n_actions
             log_o, log_cut = log_o[:, going], log_cut[:, going]
         lanes = len(lane_run)
@@ -866,7 +878,7 @@ def run_control(
             outcome_offset = np.ascontiguousarray(outcome.T) * n_sa
         if double:  # Q2 picks a* in s' and is updated where the coin says, else Q1
             coin = np.ascontiguousarray(u[:, :, TABLE_COIN].T) >= 0.5
-            chooser_rows, update_offset, evaluate_offset = coin * n_rows, coin * n_sa, ~coin * n_sa
+            chooser_rows, update_offset, evaluate_rows = coin * n_rows, coin * n_sa, ~coin * n_rows
         if sample_start is not None:
             start_rows = base + sample_start(np.ascontiguousarray(u[:, :, START].T))
         for i in range(BLOCK):
@@ -880,10 +892,8 @@ def run_control(
                 a = np.where(explore_u[i] < eps, random_action[i], a)
             sa = rows * width + a  # where Q(s, a) of each run sits in q_flat
             if sarsa:  # the previous step's update, now that a' is known
-                value = q_flat[prev_next + a]
-                y = prev_r + (gamma_v * value if discount else value)
-                old = q_flat[prev_j]
-                q_flat[prev_j] = old + alpha_v * (y - old)
+                y = sarsa_target(prev_r, q1.take(prev_next, axis=0), a, gamma=gamma_v)
+                q_flat[prev_j] = td_update(q_flat[prev_j], y, alpha_v)
 
             if one_outcome:
                 o = sa
@@ -906,34 +916,23 @@ def run_control(
                 else:
                     cut = None
 
+            # The update, by the same step functions a single run would use, on [R] arrays.
             if q_learning:
-                q_n = q1.take(next_row[o], axis=0)
-                best = q_n.ravel()[q_n.argmax(axis=1) + run_cols]
-                y = r + (gamma_v * best if discount else best)
-                old = q_flat[sa]
-                q_flat[sa] = old + alpha_v * (y - old)
-            elif expected:  # sum in action order, as _expected_value does
-                q_n = q1.take(next_row[o], axis=0)
-                by_action = q_n.T
-                total = by_action[0]
-                for k in range(1, n_actions):
-                    total = total + by_action[k]
-                best = q_n.ravel()[q_n.argmax(axis=1) + run_cols]
-                value = eps_v * (total / n_actions_v) + rest_v * best
-                y = r + (gamma_v * value if discount else value)
-                old = q_flat[sa]
-                q_flat[sa] = old + alpha_v * (y - old)
+                y = q_learning_target(r, q1.take(next_row[o], axis=0), gamma=gamma_v)
+                q_flat[sa] = td_update(q_flat[sa], y, alpha_v)
+            elif expected:
+                y = expected_sarsa_target(r, q1.take(next_row[o], axis=0), gamma=gamma_v,
+                                          epsilon=eps_v)
+                q_flat[sa] = td_update(q_flat[sa], y, alpha_v)
             elif double:  # the coin's table picks a* in s', the other one values it
                 rows2 = next_row[o]
-                best = q_rows.take(rows2 + chooser_rows[i], axis=0).argmax(axis=1)
-                value = q_flat[rows2 * width + best + evaluate_offset[i]]
-                y = r + (gamma_v * value if discount else value)
+                y = double_q_target(r, q_rows.take(rows2 + chooser_rows[i], axis=0),
+                                    q_rows.take(rows2 + evaluate_rows[i], axis=0), gamma=gamma_v)
                 j = sa + update_offset[i]
-                old = q_flat[j]
-                q_flat[j] = old + alpha_v * (y - old)
+                q_flat[j] = td_update(q_flat[j], y, alpha_v)
             else:
                 rows2 = next_row[o]
-                prev_j, prev_r, prev_next = sa, r, rows2 * width
+                prev_j, prev_r, prev_next = sa, r, rows2
                 if not defer_terminal:
                     term = ends_of[o]
                     at_end = np.where(term, sa, scratch)
@@ -946,7 +945,7 @@ def run_control(
                         (un[:, RANDOM_ACTION] * n_actions).astype(np.int64),
                         _greedy_actions(q1.take(rows2, axis=0).T, un[:, TIE_KEYS:].T),
                     )
-                    y = r + gamma * q_flat[rows2 * n_actions + a_next]
+                    y = sarsa_target(r, q1.take(rows2, axis=0), a_next, gamma=gamma)
                     at_cut = np.where(cut, sa, scratch)
                     q_flat[at_cut] = td_update(q_flat[at_cut], y, alpha)
                     prev_j = np.where(cut, scratch, prev_j)
@@ -960,7 +959,6 @@ def run_control(
             if epsilon_decay:
                 episode = episode + ends_count[o] if cut is None else episode + (ends_of[o] | cut)
                 eps = eps_v = epsilons[np.minimum(episode, episodes - 1)]
-                rest_v = 1.0 - eps
             if t >= next_finish_check:
                 ended = ends_of[log_o[seen:i + 1]] | log_cut[seen:i + 1]
                 last_seen = _last_end(ended, t_block + seen, last_seen)
@@ -1203,7 +1201,7 @@ def learning_curve(values: np.ndarray, *, window: int = 1) -> Curve:
     if values.ndim != 2 or values.shape[1] == 0:
         raise ValueError(f"values must have shape [runs, episodes]; got {values.shape}")
     if int(window) < 1:
-        raise ValueError(f"the smoothing window must be at least 1 episode; got {window}")
+        raise InputError(f"the smoothing window must be at least 1 episode; got {window}")
     window = int(window)
     seen = ~np.isnan(values)
 
@@ -1252,7 +1250,7 @@ def optimal_values(
         ``[S]`` optimal values (0 at terminal states).
 
     Raises:
-        ValueError: if the values do not converge.
+        InputError: if the values do not converge.
     """
     _check_settings(gamma=gamma)
     v = np.zeros(mdp.n_states)
@@ -1262,7 +1260,7 @@ def optimal_values(
         if np.abs(new - v).max() <= tol:
             return new
         v = new
-    raise ValueError("value iteration did not converge; the goal may be unreachable")
+    raise InputError("value iteration did not converge; the goal may be unreachable")
 
 
 def greedy_return(mdp: TabularMDP, q: np.ndarray) -> float | None:

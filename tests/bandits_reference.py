@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from rlviz import bandits as B
+from rlviz.bandits import agents as agents_module
 
 M64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -176,12 +177,12 @@ class LoopAgent:
 
 
 def beta(draws: Draws, t: int, run: int, arm: int, p: float, q: float) -> float:
-    """Cheng's BB/BC with the race's draw scheme (see ``rlviz.bandits._beta_draws``)."""
+    """Cheng's BB/BC with the race's draw scheme (see ``rlviz.bandits.agents._beta_draws``)."""
     a = p + q
     lam = float(np.sqrt((2.0 * p * q - a) / (a - 2.0))) if min(p, q) > 1.0 else min(p, q)
     inv = 1.0 / lam
     cinv = (p + lam) * inv
-    for j in range(B.BETA_ATTEMPTS):
+    for j in range(agents_module.BETA_ATTEMPTS):
         b = draws.bits(S.SAMPLE, t, run, arm, j)
         high, low = (b >> 32) + 0.5, (b & LOW32) + 0.5  # u1 = high / 2**32, u2 = low / 2**32
         logit = float(np.log(high / (2.0**32 - high)))

@@ -10,6 +10,9 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from rlviz import bandits as B
+from rlviz.bandits import agents as agents_module
+from rlviz.bandits import races as race_module
+from rlviz.errors import InputError
 from tests.bandits_reference import Draws, beta, mix, race_loop
 
 S = B.Stream
@@ -110,14 +113,14 @@ def beta_params(p: float, q: float, size: int) -> np.ndarray:
     """``[5, size]`` rows ``p``, ``q`` and Cheng's constants, as ``BetaThompson`` keeps them."""
     params = np.empty((5, size))
     params[0], params[1] = p, q
-    params[2:] = B._beta_constants(params[0], params[1])
+    params[2:] = agents_module._beta_constants(params[0], params[1])
     return params
 
 
 def draw(cells: np.ndarray, step: int, params: np.ndarray) -> np.ndarray:
     """``_beta_draws`` at one step, attempt 0 included."""
-    logit, log_z = B._first_attempts(cells, step, 1)
-    return B._beta_draws(cells, step, params, logit[0], log_z[0])
+    logit, log_z = agents_module._first_attempts(cells, step, 1)
+    return agents_module._beta_draws(cells, step, params, logit[0], log_z[0])
 
 
 SHAPES = [(1.0, 1.0), (1.0, 6.0), (9.0, 1.0), (2.0, 3.0), (30.0, 70.0), (400.0, 600.0),
@@ -140,12 +143,14 @@ def test_cheng_envelope_lies_above_the_beta_density(p, q):
     # An attempt is accepted when u2 <= r(u1), where r = f / (M g) is the Beta density over the
     # scaled envelope. Exactness needs r <= 1 everywhere, so u2 just above 1 is never accepted;
     # and the constants make the bound tight: r = 1 at the envelope's mode u1 = 1/2.
-    inv, cinv, a = B._beta_constants(np.array(p), np.array(q))
+    inv, cinv, a = agents_module._beta_constants(np.array(p), np.array(q))
     # Every u1 the draws can give: (h + 1/2) / 2**32 has |ln(u1 / (1 - u1))| < 22.9.
     u1 = 1.0 / (1.0 + np.exp(-np.linspace(-22.9, 22.9, 400_001)))
     logit = np.log(u1 / (1.0 - u1))
     for u2, expected in ((1.0 + 1e-9, False), (1.0 - 1e-9, True)):
-        _, accepted = B._cheng_attempt(logit, np.log(4.0 * u1 * u1 * u2), p, q, inv, cinv, a)
+        _, accepted = agents_module._cheng_attempt(
+            logit, np.log(4.0 * u1 * u1 * u2), p, q, inv, cinv, a
+        )
         assert accepted[200_000] == expected  # u1 = 1/2
         if not expected:
             assert not accepted.any()
@@ -164,7 +169,7 @@ def test_beta_draws_equal_the_scalar_sampler_draw_for_draw(p, q):
 
 
 def test_a_beta_draw_rejected_every_time_is_the_posterior_mean(monkeypatch):
-    monkeypatch.setattr(B, "BETA_ATTEMPTS", 2)
+    monkeypatch.setattr(agents_module, "BETA_ATTEMPTS", 2)
     cells = B.Noise(1).cells(np.arange(3000))
     draws = draw(cells, 4, beta_params(0.05, 1000.0, cells.size))
     fallback = draws == 0.05 / 1000.05
@@ -270,22 +275,57 @@ def test_beta_thompson_refuses_gaussian_rewards():
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "match"),
+    ("kwargs", "error", "match"),
     [
-        ({"agents": []}, "at least one racer"),
-        ({"agents": ["ucb"]}, "not a bandit agent"),
-        ({"runs": 0}, "runs"),
-        ({"steps": 0}, "steps"),
-        ({"steps": 2.0}, "whole number"),
-        ({"seed": -3}, "seed"),
-        ({"testbed": "gaussian"}, "Testbed"),
+        ({"agents": []}, InputError, "at least one racer"),
+        ({"runs": 0}, InputError, "runs"),
+        ({"steps": 0}, InputError, "steps"),
+        ({"steps": 2.0}, InputError, "whole number"),
+        ({"seed": -3}, InputError, "seed"),
+        # A caller passing the wrong kind of object is a bug, not a user's mistake.
+        ({"agents": ["ucb"]}, TypeError, "not a bandit agent"),
+        ({"testbed": "gaussian"}, TypeError, "Testbed"),
     ],
 )
-def test_bad_race_arguments_are_clear_messages(kwargs, match):
+def test_bad_race_arguments_are_clear_messages(kwargs, error, match):
     args = {"agents": [B.UCB()], "testbed": B.GaussianTestbed(), "runs": 3, "steps": 4,
             "seed": 0} | kwargs
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(error, match=match) as caught:
         B.race(args.pop("agents"), args.pop("testbed"), **args)
+    assert (caught.type is InputError) == (error is InputError)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: B.EpsilonGreedy(epsilon=1.5),
+        lambda: B.EpsilonGreedy(step_size=0.0),
+        lambda: B.EpsilonGreedy(decay=-1.0),
+        lambda: B.UCB(c=-1.0),
+        lambda: B.GaussianThompson(prior_sd=0.0),
+        lambda: B.GaussianThompson(noise_sd=-1.0),
+        lambda: B.BetaThompson(alpha=0.0),
+        lambda: B.BetaThompson(beta=0.01),
+        lambda: B.Gradient(alpha=0.0),
+        lambda: B.Optimistic(initial=float("nan")),
+        lambda: B.GaussianTestbed(arms=0),
+        lambda: B.GaussianTestbed(noise_sd=-1.0),
+        lambda: B.BernoulliTestbed(probs=(0.5, 1.5)),
+        lambda: B.RandomWalkTestbed(walk_sd=-0.1),
+        lambda: B.parse_probs("0.5, lots"),
+        lambda: B.lai_robbins([0.5, 2.0], 10),
+        lambda: B.race([B.BetaThompson()], B.GaussianTestbed(), runs=2, steps=2, seed=0),
+    ],
+)
+def test_a_users_bad_setting_is_an_input_error(make):
+    with pytest.raises(InputError):
+        make()
+
+
+def test_a_bad_index_into_the_random_streams_is_a_bug_not_an_input_error():
+    with pytest.raises(ValueError) as caught:
+        B.Noise(0).cells(-1)
+    assert caught.type is ValueError
 
 
 # ------------------------------------------------------------------------------ cost estimate
@@ -387,6 +427,18 @@ def test_a_racer_does_not_depend_on_the_other_racers():
     np.testing.assert_array_equal(alone.reward[0], crowd.reward[2])
 
 
+def test_select_is_the_race_of_those_racers_alone():
+    testbed = B.GaussianTestbed(arms=5)
+    racers = (B.UCB(), B.EpsilonGreedy(0.1), B.Gradient(0.1))
+    both = B.race(racers, testbed, runs=40, steps=60, seed=2)
+    alone = B.race(racers[2:0:-1], testbed, runs=40, steps=60, seed=2)
+    picked = both.select(racers[2:0:-1])
+    assert picked.agents == alone.agents and picked.labels == alone.labels
+    for name in ("reward", "optimal", "regret", "regret_sd", "final_regret", "counts",
+                 "choice_by_rank", "means", "rank_means"):
+        np.testing.assert_allclose(getattr(picked, name), getattr(alone, name), rtol=1e-12)
+
+
 def test_every_racer_faces_the_same_problems_and_rewards():
     # Two identical racers: identical runs, pull for pull.
     result = B.race([B.EpsilonGreedy(0.1), B.EpsilonGreedy(0.1)], B.GaussianTestbed(),
@@ -399,9 +451,10 @@ def test_every_racer_faces_the_same_problems_and_rewards():
 def test_chunking_does_not_change_the_result(monkeypatch, lineup):
     testbed, agents = LINEUPS[lineup]
     whole = B.race(agents, testbed, runs=30, steps=60, seed=1)
-    monkeypatch.setattr(B, "CHUNK_CELLS", 7 * testbed.arms)
-    monkeypatch.setattr(B, "BLOCK_CELLS", 50)  # Thompson's first attempts: 1 or 2 steps at once
-    monkeypatch.setattr(B, "STEP_BLOCK", 16)
+    monkeypatch.setattr(race_module, "CHUNK_CELLS", 7 * testbed.arms)
+    # Thompson's first attempts: 1 or 2 steps at once
+    monkeypatch.setattr(agents_module, "BLOCK_CELLS", 50)
+    monkeypatch.setattr(race_module, "STEP_BLOCK", 16)
     chunked = B.race(agents, testbed, runs=30, steps=60, seed=1)
     np.testing.assert_array_equal(whole.counts, chunked.counts)
     np.testing.assert_allclose(whole.regret, chunked.regret, rtol=1e-12)

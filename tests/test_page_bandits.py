@@ -1,9 +1,11 @@
 """The bandit regret races page in AppTest: defaults, extremes, links, lessons, bad input."""
 
 import json
+import re
 
 import pytest
 
+from rlviz.ui.chrome import FRIENDLY_ERROR
 from tests.conftest import PAGES, assert_healthy, run_page, shown_text
 
 PAGE = PAGES / "bandits.py"
@@ -119,9 +121,6 @@ def test_the_bounds_lesson_is_the_bernoulli_race():
         ({"testbed": "bernoulli", "probs": "0.9, 1.5"}, "[0, 1]"),
         ({"testbed": "bernoulli", "probs": "0.9, lots"}, "'lots' is not a probability"),
         ({"testbed": "bernoulli", "probs": " , "}, "at least one success probability"),
-        ({"runs": "2000", "steps": "10000"}, "more than this page races live"),
-        ({"runs": "2000", "steps": "1000", "racers": ALL_RACERS, "testbed": "bernoulli",
-          "probs": ", ".join(["0.5"] * 60)}, "60 arms, 8 racers) is more than this page"),
         ({"racers": ""}, "Choose at least one racer"),
     ],
 )
@@ -130,7 +129,30 @@ def test_bad_input_is_a_clear_message(query, message):
     assert not at.exception
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and message in errors[0], errors
+    assert FRIENDLY_ERROR not in errors[0]
     assert "Traceback" not in " ".join(shown_text(at))
+
+
+@pytest.mark.parametrize(
+    ("query", "raced"),
+    [
+        ({"runs": "2000", "steps": "10000"}, "runs × 10000 steps**"),
+        ({"runs": "2000", "steps": "5000"}, "runs × 5000 steps**"),
+        ({"runs": "2000", "steps": "1000", "racers": ALL_RACERS, "testbed": "bernoulli",
+          "probs": ", ".join(["0.5"] * 60)}, "steps**"),
+    ],
+)
+def test_a_race_too_big_to_run_live_races_the_most_runs_that_fit_and_says_so(query, raced):
+    at = run_page(PAGE, query=query)
+    assert_healthy(at)
+    assert not at.error
+    assert len(at.get("plotly_chart")) == 6  # every chart is drawn
+    notes = [i.value for i in at.info if "more than this page races live" in i.value]
+    assert len(notes) == 1 and raced in notes[0], notes
+    shown = re.search(r"\*\*(\d+) runs × (\d+) steps\*\*", notes[0])
+    caption = f"{shown[1]} runs × {shown[2]} steps"
+    assert any(caption in c.value for c in at.caption)
+    assert at.select_slider(key="bandits.runs").value == int(query["runs"])  # the ask is kept
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 import pytest
 
+from rlviz.ui.chrome import FRIENDLY_ERROR
 from tests.conftest import PAGES, assert_healthy, run_page
 
 PAGE = PAGES / "cliff_td.py"
@@ -108,6 +109,7 @@ def test_no_algorithm_gives_a_clear_message():
     at.multiselect(key="cliff_td.algos").set_value([]).run()
     assert not at.exception
     assert [e.value for e in at.error] == ["Choose at least one algorithm to train."]
+    assert FRIENDLY_ERROR not in at.error[0].value
     at.multiselect(key="cliff_td.algos").set_value(["sarsa"]).run()
     assert_healthy(at)
 

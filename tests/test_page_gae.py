@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from rlviz import returns
+from rlviz.ui.chrome import FRIENDLY_ERROR
 from tests.conftest import PAGES, assert_healthy, open_panels, run_page
 
 PAGE = PAGES / "gae.py"
@@ -111,6 +112,7 @@ def test_bad_cells_give_a_clear_message_and_the_page_keeps_working(traj, message
     assert not at.exception
     errors = " ".join(e.value for e in at.error)
     assert message in errors
+    assert FRIENDLY_ERROR not in errors  # the user's mistake, not the note for a bug
     assert "Traceback" not in errors
     assert at.slider(key="gae.lam")  # the controls are still there to fix it
     at.button(key="gae.preset0").click().run()

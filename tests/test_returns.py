@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rlviz import mdp, returns
+from rlviz.errors import InputError
 from tests.oracle_returns import (
     gae_loop,
     lambda_return_loop,
@@ -252,7 +253,7 @@ def test_inputs_are_not_mutated():
 )
 def test_bad_input_gives_a_clear_message(kw, message):
     kw = {"gamma": 0.9, "lam": 0.5, **kw}
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InputError, match=message):
         returns.gae(**kw)
 
 
@@ -264,12 +265,12 @@ def test_cut_values_are_only_needed_where_truncated():
 
 @pytest.mark.parametrize("n", [0, -1, 1.5, True])
 def test_n_must_be_a_positive_whole_number(n):
-    with pytest.raises(ValueError, match="n must be a whole number"):
+    with pytest.raises(InputError, match="n must be a whole number"):
         returns.n_step_returns([1, 2], [0, 0], gamma=0.9, n=n)
 
 
 def test_breakdown_rejects_a_step_outside_the_trajectory():
-    with pytest.raises(ValueError, match="step 3 is outside the trajectory of 3 steps"):
+    with pytest.raises(InputError, match="step 3 is outside the trajectory of 3 steps"):
         returns.breakdown(R3, V3, gamma=0.9, lam=0.5, step=3)
 
 
@@ -399,8 +400,8 @@ def test_one_step_bias_is_the_discounted_critic_error_of_the_next_state():
 
 
 def test_study_rejects_bad_settings():
-    with pytest.raises(ValueError, match="lam must be in"):
+    with pytest.raises(InputError, match="lam must be in"):
         returns.bias_variance_study(lams=[0.5, 1.2], critic_bias=0, critic_noise=0, seed=0,
                                     **STUDY)
-    with pytest.raises(ValueError, match="noise must be at least 0"):
+    with pytest.raises(InputError, match="noise must be at least 0"):
         returns.bias_variance_study(lams=[0.5], critic_bias=0, critic_noise=-1, seed=0, **STUDY)

@@ -9,6 +9,7 @@ from scipy.stats import t as student_t
 
 from rlviz import td
 from rlviz.envs import cliff_walking, gridworld
+from rlviz.errors import InputError
 from rlviz.figures import td as figs
 from rlviz.mdp import TabularMDP, action_values
 
@@ -137,7 +138,7 @@ def test_greedy_a_next_makes_sarsa_equal_q_learning():
 def test_worked_update_rejects_bad_input(kwargs, match):
     args = dict(q_sa=-2.0, reward=-1.0, q_next=Q_NEXT, a_next=0, gamma=0.9, alpha=0.5,
                 epsilon=0.1) | kwargs
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(InputError, match=match):
         td.worked_update(args.pop("q_sa"), args.pop("reward"), args.pop("q_next"),
                          args.pop("a_next"), **args)
 
@@ -392,20 +393,27 @@ def test_epsilon_schedule():
     (dict(runs=0), "number of runs"),
     (dict(max_steps=0), "number of max_steps"),
     (dict(max_total_steps=0), "number of max_total_steps"),
-    (dict(algorithm="td3"), "unknown algorithm 'td3'"),
 ])
 def test_bad_settings_get_clear_messages(kwargs, match, cliff):
     args = dict(algorithm="sarsa", episodes=5) | kwargs
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(InputError, match=match):
         td.run_control(cliff, **args)
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(InputError, match=match):
         td.run_control_loop(cliff, **args)
+
+
+def test_a_wrong_algorithm_name_or_environment_is_a_bug_not_a_users_mistake(cliff):
+    with pytest.raises(ValueError, match="unknown algorithm 'td3'") as caught:
+        td.run_control(cliff, algorithm="td3", episodes=5)
+    assert caught.type is ValueError
+    with pytest.raises(TypeError, match="TabularMDP"):
+        td.run_control("cliff", algorithm="sarsa", episodes=5)
 
 
 def test_an_episode_cannot_start_in_a_terminal_state(cliff):
     start = np.zeros(cliff.n_states)
     start[np.flatnonzero(cliff.terminal)[0]] = 1.0
-    with pytest.raises(ValueError, match="cannot start in a terminal state"):
+    with pytest.raises(InputError, match="cannot start in a terminal state"):
         td.run_control(dataclasses.replace(cliff, start=start), algorithm="sarsa", episodes=3)
 
 
@@ -488,7 +496,7 @@ def test_learning_curve_by_hand():
     single = td.learning_curve(values[:1], window=3)
     np.testing.assert_allclose(single.mean, [1.0, 1.5, 2.0, 3.0])
     np.testing.assert_array_equal(single.low, single.high)
-    with pytest.raises(ValueError, match="smoothing window"):
+    with pytest.raises(InputError, match="smoothing window"):
         td.learning_curve(values, window=0)
 
 
@@ -540,6 +548,18 @@ def test_worked_update_steps_show_the_numbers():
     assert r"= -1.9 \\" in steps["q_learning"] and r"= -3.7 \\" in steps["sarsa"]
     fig = figs.worked_update_figure(w)
     assert len(fig.layout.annotations) == 3
+
+
+def test_worked_update_shows_the_inputs_it_used_and_marks_rounded_results():
+    w = td.worked_update(-2.345, -1.0, Q_NEXT, 0, gamma=0.975, alpha=0.333, epsilon=0.1)
+    steps = figs.worked_update_steps(w)
+    for text in steps.values():  # every input as entered, never rounded to fewer digits
+        assert "0.975" in text and "0.333" in text and "(-2.345)" in text
+    # -1 + 0.975 * (-1.15) = -2.12125 is shown to 4 decimals, after ≈, and so is what follows
+    assert r"\approx -2.1212" in steps["expected_sarsa"] or r"\approx -2.1213" in steps[
+        "expected_sarsa"]
+    assert r"= -1.975 \\" in steps["q_learning"]  # exact: no ≈
+    assert steps["q_learning"].endswith(r"\approx \mathbf{-2.2218}\end{aligned}")
 
 
 def test_summary_reports_cut_episodes_and_runs_out_of_steps(cliff):

@@ -87,10 +87,15 @@ def regret_race(race: bandits.Race, *, log_axes: bool = False, step: int | None 
         floor = float(positive.min()) / 2 if positive.size else 1e-3
         low = np.maximum(low, floor)
     axis = "log" if log_axes else "linear"
+    # A log axis labels its decades only (1, 10, 100, …), never plotly's minor digits.
+    decades = dict(dtick=1, tickformat="~g", minor=dict(ticks="outside", showgrid=False)) \
+        if log_axes else {}
     fig = figure(
         height=height, hovermode="x unified",
-        xaxis=dict(title="step t" + (" (log scale)" if log_axes else ""), type=axis),
-        yaxis=dict(title="cumulative regret" + (" (log scale)" if log_axes else ""), type=axis),
+        xaxis=dict(title="step t" + (" (log scale)" if log_axes else ""), type=axis,
+                   automargin=True, **decades),
+        yaxis=dict(title="cumulative regret" + (" (log)" if log_axes else ""), type=axis,
+                   automargin=True, **decades),
     )
     for k, (label, c) in enumerate(zip(race.labels, racer_colors(race), strict=True)):
         fig.add_trace(go.Scatter(
@@ -119,7 +124,10 @@ def regret_race(race: bandits.Race, *, log_axes: bool = False, step: int | None 
         drawn = np.concatenate([np.asarray(v.y, dtype=float) for v in fig.data])
         drawn = drawn[drawn > 0]
         bottom = float(drawn.min()) if drawn.size else 1e-3
-        fig.update_yaxes(range=[np.log10(bottom), np.log10(top * 1.5)])
+        low_end, high_end = np.log10(bottom), np.log10(top * 1.5)
+        if np.floor(high_end) < low_end:  # no decade inside the range: widen it to one
+            low_end = min(low_end, np.floor(high_end))
+        fig.update_yaxes(range=[low_end, high_end])
         _marker(fig, step, bottom, top * 1.5)
     else:
         fig.update_yaxes(range=[0, top])
@@ -132,8 +140,8 @@ def reward_curves(race: bandits.Race, *, step: int | None = None, height: int = 
     """Average reward per step of each racer, with the best possible (the best arm's mean)."""
     idx = _steps_drawn(race.steps, False)
     t = idx + 1
-    fig = figure(height=height, xaxis=dict(title="step t"), yaxis=dict(title="average reward"),
-                 hovermode="x unified")
+    fig = figure(height=height, xaxis=dict(title="step t", automargin=True),
+                 yaxis=dict(title="average reward", automargin=True), hovermode="x unified")
     fig.add_trace(go.Scatter(
         x=t, y=race.best_mean[idx], name="best possible", hovertemplate="%{y:.3f}",
         line=dict(color=color("optimal"), dash="dot", width=1.4),
@@ -150,8 +158,9 @@ def optimal_curves(race: bandits.Race, *, step: int | None = None, height: int =
     """Percentage of runs that chose an optimal arm at each step."""
     idx = _steps_drawn(race.steps, False)
     t = idx + 1
-    fig = figure(height=height, xaxis=dict(title="step t"),
-                 yaxis=dict(title="% optimal action", range=[0, 100]), hovermode="x unified")
+    fig = figure(height=height, xaxis=dict(title="step t", automargin=True),
+                 yaxis=dict(title="% optimal action", range=[0, 100], automargin=True),
+                 hovermode="x unified")
     for k, (label, c) in enumerate(zip(race.labels, racer_colors(race), strict=True)):
         fig.add_trace(go.Scatter(x=t, y=100 * race.optimal[k, idx], name=label,
                                  line=dict(color=c, width=1.6), hovertemplate="%{y:.1f}%"))
@@ -163,20 +172,27 @@ def pull_shares(race: bandits.Race, *, height: int | None = None) -> go.Figure:
     """Share of each racer's pulls that went to each arm (ranked by true mean) over the race."""
     shares = 100 * race.pull_shares()  # [K, A]
     arms = race.testbed.arms
-    x = [f"{rank_name(j)}<br>q̄ = {race.rank_means[-1, j]:.2f}" for j in range(arms)]
+    # Short, level tick labels (the arm's rank; its mean below it while there is room): rotated
+    # two-line labels ran into the axis title.
+    means = race.rank_means[-1]
+    x = [rank_name(j) + (f"<br>{means[j]:.2f}" if arms <= 10 else "") for j in range(arms)]
     labels = race.labels
+    what = "<br>(below: its mean over runs, last step)" if arms <= 10 else ""
     fig = figure(
-        height=height or max(220, 70 + 46 * len(labels)),
-        xaxis=dict(title="arm, ranked by its true mean (q̄: mean over runs at the last step)",
-                   side="bottom", showgrid=False),
+        height=height or max(240, 110 + 46 * len(labels)),
+        xaxis=dict(title=dict(text=f"arm, ranked by its true mean{what}", standoff=14),
+                   side="bottom", showgrid=False, tickangle=0, automargin=True,
+                   tickfont=dict(size=12 if arms <= 10 else 11)),
         yaxis=dict(autorange="reversed", showgrid=False),
-        margin=dict(l=10, r=10, t=30, b=60),
+        margin=dict(l=10, r=10, t=30, b=20),
     )
     fig.add_trace(go.Heatmap(
         z=shares, x=x, y=labels, zmin=0, zmax=100,
         colorscale=[[0.0, "#f8f9fa"], [0.3, "#a5d8ff"], [1.0, "#1864ab"]],
         text=[[f"{v:.0f}%" if v >= 0.5 else "" for v in row] for row in shares],
-        texttemplate="%{text}", hovertemplate="%{y}<br>%{x}: %{z:.1f}% of pulls<extra></extra>",
+        texttemplate="%{text}", textfont=dict(size=12 if arms <= 10 else 10),
+        customdata=np.broadcast_to(means, shares.shape),
+        hovertemplate="%{y}<br>%{x}: %{z:.1f}% of pulls (mean %{customdata:.3f})<extra></extra>",
         colorbar=dict(title="% of pulls", ticksuffix="%"),
     ))
     fig.update_yaxes(automargin=True)
@@ -263,16 +279,20 @@ def snapshot(race: bandits.Race, step: int, *, frames: int = 30, level: float = 
     fig.update_layout(
         height=height, barmode="group", bargap=0.25,
         title=dict(text=_step_title(step, race.steps), y=0.985),
-        margin=dict(l=10, r=10, t=120, b=70),
-        legend=dict(orientation="h", x=0.0, y=1.16, yanchor="bottom", xanchor="left"),
+        margin=dict(l=10, r=10, t=100, b=10),
+        # Below the charts: above them, a legend of many racers ran into "play the race".
+        legend=dict(orientation="h", x=0.0, y=-0.3, yanchor="top", xanchor="left"),
     )
     fig.update_annotations(font=dict(size=13, color=MUTED))
     fig.update_xaxes(title_text="cumulative regret", range=_leader_range(band, step), row=1,
-                     col=1)
+                     col=1, automargin=True)
     fig.update_yaxes(autorange="reversed", automargin=True, row=1, col=1)
-    fig.update_xaxes(title_text="arm, ranked by its true mean", row=1, col=2)
-    fig.update_yaxes(title_text="% of pulls up to step t", range=[0, 100], row=1, col=2)
-    fig.update_yaxes(title_text="true mean q* (mean over runs)", showgrid=False, tickmode="auto",
+    fig.update_xaxes(title_text="arm, ranked by its true mean", row=1, col=2, automargin=True,
+                     tickangle=0)
+    fig.update_yaxes(title_text="% of pulls up to step t", range=[0, 100], row=1, col=2,
+                     automargin=True)
+    fig.update_yaxes(title=dict(text="true mean q* (mean over runs)", standoff=10), showgrid=False,
+                     tickmode="auto", automargin=True,
                      range=[float(means.min()) - 0.1 * span, float(means.max()) + 0.1 * span],
                      row=1, col=2, secondary_y=True)
     _animate(fig, race, step, frames, band)

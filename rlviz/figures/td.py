@@ -135,10 +135,10 @@ def visits_map(
     """Visits per state during learning, averaged over runs."""
     visits = res.visits.mean(axis=0)
     top = float(zmax if zmax is not None else max(visits.max(), 1.0))
-    return grid_figure(
+    return _readable_cells(grid_figure(
         mdp.grid, values=visits, title=title, value_label="visits", colorscale=SEQUENTIAL,
         zrange=(0.0, top), value_format=".0f",
-    )
+    ))
 
 
 def max_q_map(
@@ -148,10 +148,30 @@ def max_q_map(
     """``max_a Q(s, a)`` per state after learning, averaged over runs, diverging around 0."""
     values = res.mean_q.max(axis=1)
     bound = float(limit if limit is not None else max(np.abs(values).max(), 1.0))
-    return grid_figure(
+    return _readable_cells(grid_figure(
         mdp.grid, values=values, title=title, value_label="max Q", zrange=(-bound, bound),
-        value_format=".1f",
-    )
+        value_format=".0f" if bound >= 10 else ".1f",
+    ))
+
+
+CELL_FONT = 12
+"""Size of the numbers printed in heatmap cells (short formats keep them apart)."""
+
+
+def _readable_cells(fig: go.Figure) -> go.Figure:
+    """Numbers in cells at ``CELL_FONT`` px, and the S and G letters moved to a cell corner.
+
+    The letters are drawn small in the top-left corner of their cell, clear of the cell's number
+    in its centre.
+    """
+    fig.update_traces(textfont=dict(size=CELL_FONT), selector=dict(type="heatmap"))
+    for trace in fig.data:
+        if trace.type == "scatter" and trace.mode == "text":
+            trace.x = [x - 0.3 for x in trace.x]
+            trace.y = [y - 0.27 for y in trace.y]
+            trace.textposition = "middle center"
+            trace.textfont.size = 10
+    return fig
 
 
 def heatmaps(
@@ -220,18 +240,40 @@ def episodes_frame(results: Mapping[str, td.ControlResult], *, window: int = 1) 
 
 
 # --------------------------------------------------------------------------- worked update
+DECIMALS = 4
+"""Decimals of the computed numbers in the worked update; an input is shown as it was typed."""
+
+
 def _num(x: float) -> str:
-    text = f"{x:.4f}".rstrip("0").rstrip(".")
+    """An input, as the number box shows it (``%g``: up to six significant digits)."""
+    text = f"{x:g}"
+    return "0" if text == "-0" else text
+
+
+def _res(x: float) -> str:
+    """A computed number, rounded to ``DECIMALS`` decimals (trailing zeros dropped)."""
+    text = f"{x:.{DECIMALS}f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 
-def _par(x: float) -> str:
+def _eq(x: float) -> str:
+    """``= x``, or ``≈ x`` when the shown digits are not the whole number."""
+    exact = abs(x - float(_res(x))) <= 1e-12 * max(1.0, abs(x))
+    return ("= " if exact else r"\approx ") + _res(x)
+
+
+def _par(text: str, x: float) -> str:
     """A number ready to be multiplied: negatives in parentheses."""
-    return f"({_num(x)})" if x < 0 else _num(x)
+    return f"({text})" if x < 0 else text
 
 
 def worked_update_steps(w: td.WorkedUpdate) -> dict[str, str]:
-    """The worked update as LaTeX, one aligned block per algorithm: target, TD error, new value."""
+    """The worked update as LaTeX, one aligned block per algorithm: target, TD error, new value.
+
+    Inputs appear exactly as they were entered and used; a computed number is shown to
+    ``DECIMALS`` decimals, after ``≈`` when that rounds it. Long sums are broken over lines so
+    that a block fits a narrow column.
+    """
     qs = ", ".join(_num(v) for v in w.q_next)
     a_name = ARROWS[w.a_next] if len(w.q_next) == len(ARROWS) else str(w.a_next)
     g, r = _num(w.gamma), _num(w.reward)
@@ -239,30 +281,43 @@ def worked_update_steps(w: td.WorkedUpdate) -> dict[str, str]:
         rules = dict.fromkeys(w.targets, r"r \quad (s' \text{ is terminal: nothing follows})")
         sums = dict.fromkeys(w.targets, r)
     else:
-        weighted = " + ".join(
-            rf"{_num(p)} \cdot {_par(v)}" for p, v in zip(w.policy_next, w.q_next, strict=True)
-        )
+        terms = [rf"{_res(p)} \cdot {_par(_num(v), v)}"
+                 for p, v in zip(w.policy_next, w.q_next, strict=True)]
+        weighted = r" \\ &\qquad + ".join(terms)  # one term a line: it fits a phone
         rules = {
             "q_learning": r"r + \gamma \max_{a'} Q(s', a')",
             "sarsa": rf"r + \gamma\, Q(s', a' {{=}} {a_name})",
             "expected_sarsa": r"r + \gamma \textstyle\sum_{a'} \pi(a' \mid s')\, Q(s', a')",
         }
         sums = {
-            "q_learning": rf"{r} + {g} \cdot \max({qs}) = {r} + {g} \cdot {_par(w.max_next)}",
-            "sarsa": rf"{r} + {g} \cdot {_par(w.q_next[w.a_next])}",
-            "expected_sarsa": rf"{r} + {g} \cdot [{weighted}] = {r} + {g} \cdot "
-                              rf"{_par(w.expected_next)}",
+            "q_learning": rf"{r} + {g} \cdot \max({qs}) \\ &= {r} + {g} \cdot "
+                          rf"{_par(_num(w.max_next), w.max_next)}",
+            "sarsa": rf"{r} + {g} \cdot {_par(_num(w.q_next[w.a_next]), w.q_next[w.a_next])}",
         }
-    return {
-        k: r"\begin{aligned}"
-        + rf"y &= {rules[k]} \\ &= {sums[k]} = {_num(w.targets[k])} \\"
-        + rf"\delta &= y - Q(s, a) = {_num(w.targets[k])} - {_par(w.q_sa)} "
-        + rf"= {_num(w.td_errors[k])} \\"
-        + rf"Q(s, a) &\leftarrow Q(s, a) + \alpha \delta = {_num(w.q_sa)} + {_num(w.alpha)} "
-        + rf"\cdot {_par(w.td_errors[k])} = \mathbf{{{_num(w.new_values[k])}}}"
-        + r"\end{aligned}"
-        for k in w.targets
-    }
+        expected = w.expected_next
+        sums["expected_sarsa"] = (
+            rf"{r} + {g} \cdot [{weighted}] \\ &{_eq_prefix(expected)} {r} + {g} \cdot "
+            rf"{_par(_res(expected), expected)}"
+        )
+    blocks = {}
+    for k in w.targets:
+        y, delta, new = w.targets[k], w.td_errors[k], w.new_values[k]
+        blocks[k] = (
+            r"\begin{aligned}"
+            + rf"y &= {rules[k]} \\ &= {sums[k]} \\ &{_eq(y)} \\"
+            + rf"\delta &= y - Q(s, a) \\ &= {_res(y)} - {_par(_num(w.q_sa), w.q_sa)} "
+            + rf"\\ &{_eq(delta)} \\"
+            + rf"Q(s, a) &\leftarrow Q(s, a) + \alpha \delta \\ &= {_num(w.q_sa)} + "
+            + rf"{_num(w.alpha)} \cdot {_par(_res(delta), delta)} "
+            + rf"\\ &{_eq_prefix(new)} \mathbf{{{_res(new)}}}"
+            + r"\end{aligned}"
+        )
+    return blocks
+
+
+def _eq_prefix(x: float) -> str:
+    """``=`` or ``≈``, as ``_eq`` would write before ``x``."""
+    return "=" if _eq(x).startswith("=") else r"\approx"
 
 
 def worked_update_figure(w: td.WorkedUpdate) -> go.Figure:

@@ -1,0 +1,645 @@
+r"""Bandit agents: each one's select step (``act``) and update step (``learn``) on ``[A, R]``.
+
+An agent is small and frozen; its state lives in the dict that ``start`` returns. One call of
+``act`` or ``learn`` serves every run of a chunk at once (arms x runs), and a race calls exactly
+these methods.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from rlviz.bandits.noise import (
+    _DRAW_OFFSETS,
+    _LOW32,
+    _U32,
+    MAX_STEPS,
+    Noise,
+    Stream,
+    _coin_below,
+    _mix,
+    _pick,
+    _step_offset,
+    gaussian,
+    unit,
+)
+from rlviz.bandits.testbeds import Testbed, _finite, _nonnegative
+from rlviz.errors import InputError
+
+BETA_ATTEMPTS = 255
+"""Attempts per Beta draw (Cheng's algorithm accepts each with probability at least 0.29 for
+shapes of at least ``MIN_PRIOR``, so all are rejected with probability below 1e-38)."""
+MIN_PRIOR = 0.05
+"""The smallest Beta prior parameter: smaller ones put almost all the prior mass within
+``1e-20`` of 0 or 1, beyond what a double can tell apart."""
+BLOCK_CELLS = 1 << 15
+"""Beta–Bernoulli Thompson sampling draws the first attempt of this many cells at once (over
+several steps when a chunk has fewer cells); the result does not depend on it."""
+
+@dataclass(frozen=True, eq=False)
+class Context:
+    """What an agent may read during a race: sizes and the random cells of its runs.
+
+    Attributes:
+        arms: ``A``.
+        runs: ``R``, the runs handled together (a chunk of the race).
+        cells: ``[A, R]`` ``Noise.cells`` of each (arm, run).
+        local: ``[R]`` 0..R-1, for flat indexing ``a * R + r`` into ``[A, R]`` arrays.
+    """
+
+    arms: int
+    runs: int
+    cells: np.ndarray  # [A, R] uint64
+    local: np.ndarray  # [R] int64
+    first_weight: np.ndarray = field(init=False, repr=False)  # [A, 1] A, A-1, ..., 1
+    last_weight: np.ndarray = field(init=False, repr=False)  # [A, 1] 1, 2, ..., A
+
+    def __post_init__(self) -> None:
+        dtype = np.uint8 if self.arms < 256 else np.uint16
+        object.__setattr__(self, "first_weight", np.arange(self.arms, 0, -1, dtype=dtype)[:, None])
+        object.__setattr__(self, "last_weight", np.arange(1, self.arms + 1, dtype=dtype)[:, None])
+
+    def flat(self, actions: np.ndarray) -> np.ndarray:
+        """Flat indices of ``(actions[r], r)`` into ``[A, R]`` arrays."""
+        return actions * self.runs + self.local
+
+    def first_top(self, is_top: np.ndarray) -> np.ndarray:
+        """The first arm flagged in each run of ``is_top`` ``[A, R]`` bool (``argmax(axis=0)``).
+
+        A weighted maximum across runs is several times faster than ``argmax`` along the arms.
+        """
+        return self.arms - (is_top.view(np.uint8) * self.first_weight).max(axis=0).astype(np.int64)
+
+    def last_top(self, is_top: np.ndarray) -> np.ndarray:
+        """The last arm flagged in each run of ``is_top`` ``[A, R]`` bool."""
+        return (is_top.view(np.uint8) * self.last_weight).max(axis=0).astype(np.int64) - 1
+
+
+def _argmax(values: np.ndarray, ctx: Context) -> np.ndarray:
+    """The first arm with the largest value in each run, like ``values.argmax(axis=0)``."""
+    return ctx.first_top(values == values.max(axis=0))
+
+
+def _argmax_random_ties(values: np.ndarray, ctx: Context, step: int) -> np.ndarray:
+    """The arm with the largest value in each run, ties broken uniformly at random.
+
+    Each tied arm gets the key ``U(TIE, step, run, arm)`` and the largest key wins, which is a
+    uniform choice among the tied arms. Keys are computed only for runs that have a tie.
+
+    Args:
+        values: ``[A, R]``; ``+inf`` allowed (untried arms), NaN not.
+        ctx: The race context (its ``cells`` key the tie-breaking draws).
+        step: 0-based step index.
+
+    Returns:
+        ``[R]`` int64.
+    """
+    is_top = values == values.max(axis=0)
+    choice = ctx.first_top(is_top)
+    if np.count_nonzero(is_top) == ctx.runs:  # one top arm in every run: no ties anywhere
+        return choice
+    tied = np.flatnonzero(choice != ctx.last_top(is_top))
+    if tied.size:
+        keys = unit(Noise.bits_at(ctx.cells[:, tied], Stream.TIE, step))
+        choice[tied] = np.where(is_top[:, tied], keys, -1.0).argmax(axis=0)
+    return choice
+
+
+class Agent(ABC):
+    """A bandit algorithm: small, frozen, described only by its parameters.
+
+    A race calls ``start`` once, then at each step ``act`` (an arm in every run) and ``learn``
+    (update from the rewards). Mutable state lives in the dict that ``start`` returns; the
+    agent itself never changes.
+    """
+
+    kind: ClassVar[str]
+    """Colour key shared by all pages (``rlviz.figures.color``)."""
+    cost: ClassVar[tuple[float, float, float]]
+    """What one such racer adds to a race, in seconds: per step of a chunk of runs, per run and
+    step, and per (run, arm) cell and step (see ``race_seconds``)."""
+
+    @property
+    @abstractmethod
+    def label(self) -> str:
+        """A short name with the parameters, e.g. ``"UCB c=2"``."""
+
+    @abstractmethod
+    def start(self, ctx: Context) -> dict[str, np.ndarray]:
+        """Fresh state, arrays ``[A, R]``."""
+
+    @abstractmethod
+    def act(self, state: dict[str, np.ndarray], ctx: Context, step: int) -> np.ndarray:
+        """The arm ``A_t`` of each run, ``[R]`` int64; ``step`` is the 0-based index ``t - 1``."""
+
+    @abstractmethod
+    def learn(self, state: dict[str, np.ndarray], ctx: Context, step: int, pulls: np.ndarray,
+              rewards: np.ndarray) -> None:
+        """Update the state after the pulls paid ``rewards`` ``[R]``.
+
+        ``pulls`` ``[R]`` are the pulled (arm, run) cells as flat indices ``a * R + r`` into
+        ``[A, R]`` arrays (``ctx.flat`` of the actions).
+        """
+
+    def check(self, testbed: Testbed) -> None:  # noqa: B027 - most agents play any testbed
+        """Raise ``InputError`` if this agent cannot play ``testbed``."""
+
+
+def _check_step_size(step_size: float | None) -> None:
+    if step_size is not None and not 0.0 < _finite("the step size α", step_size) <= 1.0:
+        raise InputError(f"the step size α must lie in (0, 1], not {step_size:g}")
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+class _ActionValues(Agent):
+    """Bookkeeping shared by action-value methods: estimates ``Q`` and counts ``N``."""
+
+    initial: float = 0.0
+    step_size: float | None = None
+
+    def start(self, ctx):
+        """Estimates ``Q = Q_1`` and counts ``N = 0``."""
+        return {
+            "Q": np.full((ctx.arms, ctx.runs), float(self.initial)),
+            "N": np.zeros((ctx.arms, ctx.runs)),
+        }
+
+    def learn(self, state, ctx, step, pulls, rewards):
+        r"""Incremental update of the pulled arm, :math:`Q \leftarrow Q + \alpha_n (R - Q)`.
+
+        ``α_n = 1/N(a)`` gives the sample average, a constant ``α`` the exponential
+        recency-weighted average (Sutton & Barto 2018, equations 2.3 and 2.5).
+        """
+        q, n = state["Q"].ravel(), state["N"].ravel()
+        n[pulls] += 1.0
+        rate = 1.0 / n[pulls] if self.step_size is None else self.step_size
+        q[pulls] += rate * (rewards - q[pulls])
+
+
+@dataclass(frozen=True)
+class EpsilonGreedy(_ActionValues):
+    r"""ε-greedy action selection on action-value estimates.
+
+    .. math:: A_t = \begin{cases} \text{a uniformly random arm} & \text{with probability }
+        \varepsilon_t, \\ \arg\max_a Q_t(a) \text{ (ties at random)} & \text{otherwise,}
+        \end{cases} \qquad \varepsilon_t = \frac{\varepsilon}{1 + d\,(t-1)},
+
+    with ``Q`` updated by sample averages (``step_size=None``) or a constant step size.
+    ``epsilon=0`` is the greedy method. Source: Sutton & Barto (2018), sections 2.2–2.5.
+
+    Attributes:
+        epsilon: Exploration probability ``ε`` in [0, 1].
+        step_size: Constant ``α`` in (0, 1], or None for sample averages.
+        decay: ``d ≥ 0``; 0 keeps ε constant.
+        initial: Initial estimates ``Q_1(a)``.
+    """
+
+    epsilon: float = 0.1
+    step_size: float | None = None
+    decay: float = 0.0
+    initial: float = 0.0
+    cost: ClassVar[tuple[float, float, float]] = (22e-6, 25e-9, 2.7e-9)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= _finite("ε", self.epsilon) <= 1.0:
+            raise InputError(f"ε is a probability and must lie in [0, 1], not {self.epsilon:g}")
+        _check_step_size(self.step_size)
+        _nonnegative("the ε decay d", self.decay)
+        _finite("the initial estimate Q₁", self.initial)
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        """``greedy`` for ε = 0, else ``epsilon_greedy``."""
+        return "greedy" if self.epsilon == 0 else "epsilon_greedy"
+
+    @property
+    def label(self) -> str:
+        """``greedy`` for ε = 0, else ``epsilon_greedy``."""
+        name = "greedy" if self.epsilon == 0 else f"ε-greedy ε={_fmt(self.epsilon)}"
+        if self.decay and self.epsilon:
+            name += f"/(1+{_fmt(self.decay)}(t−1))"
+        if self.step_size is not None:
+            name += f", α={_fmt(self.step_size)}"
+        if self.initial:
+            name += f", Q₁={_fmt(self.initial)}"
+        return name
+
+    def act(self, state, ctx, step):
+        """Explore with probability ε_t (EXPLORE stream), else the greedy arm."""
+        greedy = _argmax_random_ties(state["Q"], ctx, step)
+        epsilon = self.epsilon / (1.0 + self.decay * step)
+        if epsilon <= 0.0:
+            return greedy
+        bits = Noise.bits_at(ctx.cells[0], Stream.EXPLORE, step)
+        explore = np.flatnonzero(_coin_below(bits, epsilon))
+        greedy[explore] = _pick(bits[explore], ctx.arms)
+        return greedy
+
+
+@dataclass(frozen=True)
+class Optimistic(_ActionValues):
+    r"""Greedy action selection from optimistic initial values.
+
+    Every estimate starts at ``Q_1``, well above any true mean; each pull disappoints and moves
+    the greedy choice on to another arm, so the agent explores early and then stops.
+
+    .. math:: A_t = \arg\max_a Q_t(a), \qquad
+        Q_{t+1}(A_t) = Q_t(A_t) + \alpha\,\big(R_t - Q_t(A_t)\big)
+
+    Source: Sutton & Barto (2018), section 2.6 and Figure 2.3 (``Q_1 = 5``, ``α = 0.1``).
+
+    Attributes:
+        initial: The optimistic starting estimate ``Q_1(a)``.
+        step_size: Constant ``α`` in (0, 1], or None for sample averages (which forget
+            ``Q_1`` after the first pull of each arm).
+    """
+
+    initial: float = 5.0
+    step_size: float | None = 0.1
+    kind: ClassVar[str] = "optimistic"
+    cost: ClassVar[tuple[float, float, float]] = (12e-6, 20e-9, 3.5e-9)
+
+    def __post_init__(self) -> None:
+        _finite("the initial estimate Q₁", self.initial)
+        _check_step_size(self.step_size)
+
+    @property
+    def label(self) -> str:
+        """For example ``optimistic Q₁=5, α=0.1``."""
+        alpha = "1/n" if self.step_size is None else _fmt(self.step_size)
+        return f"optimistic Q₁={_fmt(self.initial)}, α={alpha}"
+
+    def act(self, state, ctx, step):
+        """The greedy arm, ties at random."""
+        return _argmax_random_ties(state["Q"], ctx, step)
+
+
+@dataclass(frozen=True)
+class UCB(_ActionValues):
+    r"""Upper-confidence-bound action selection on sample averages.
+
+    .. math:: A_t = \arg\max_a \Big[ Q_t(a) + c \sqrt{\frac{\ln t}{N_t(a)}} \Big],
+
+    where an untried arm (``N_t(a) = 0``) is maximising, so every arm is tried once in random
+    order. Source: Sutton & Barto (2018), equation 2.10. With ``c = √2`` and rewards in [0, 1]
+    this is UCB1 of Auer, Cesa-Bianchi & Fischer (2002), who write ``ln n`` with ``n = t − 1``
+    plays so far; the two differ only in the first rounds.
+
+    Attributes:
+        c: Exploration weight ``c ≥ 0`` (0 is greedy after one pull of each arm).
+    """
+
+    c: float = 2.0
+    kind: ClassVar[str] = "ucb"
+    cost: ClassVar[tuple[float, float, float]] = (15e-6, 35e-9, 8e-9)
+
+    def __post_init__(self) -> None:
+        if _finite("UCB's exploration weight c", self.c) < 0:
+            raise InputError(f"UCB's exploration weight c must be 0 or more, not {self.c:g}")
+
+    @property
+    def label(self) -> str:
+        """``UCB c=2``, or ``UCB1 (c=√2)``."""
+        return "UCB1 (c=√2)" if math.isclose(self.c, math.sqrt(2)) else f"UCB c={_fmt(self.c)}"
+
+    def act(self, state, ctx, step):
+        """The arm with the largest upper confidence bound; untried arms first."""
+        q, n = state["Q"], state["N"]
+        bonus = self.c * np.sqrt(math.log(step + 1.0) / np.maximum(n, 1.0))
+        return _argmax_random_ties(np.where(n > 0, q + bonus, np.inf), ctx, step)
+
+
+@dataclass(frozen=True)
+class GaussianThompson(Agent):
+    r"""Thompson sampling with a Gaussian prior and Gaussian rewards of known noise.
+
+    Arm ``a`` with ``N_a`` pulls summing to ``S_a`` has the normal posterior
+
+    .. math:: \lambda_a = \frac{1}{s_0^2} + \frac{N_a}{\sigma^2}, \qquad
+        m_a = \frac{\mu_0 / s_0^2 + S_a / \sigma^2}{\lambda_a};
+
+    each step the agent draws ``θ_a ~ N(m_a, 1/λ_a)`` and pulls ``argmax θ``. On the
+    Sutton & Barto testbed the prior ``N(μ, 1)`` with ``σ = 1`` is exactly right.
+    Source: Thompson (1933); Russo et al. (2018), *A Tutorial on Thompson Sampling*, section 4.
+
+    Attributes:
+        prior_mean: ``μ_0``.
+        prior_sd: ``s_0 > 0``.
+        noise_sd: ``σ > 0``, the reward noise the agent assumes.
+    """
+
+    prior_mean: float = 0.0
+    prior_sd: float = 1.0
+    noise_sd: float = 1.0
+    kind: ClassVar[str] = "thompson"
+    cost: ClassVar[tuple[float, float, float]] = (27e-6, 91e-9, 9.7e-9)
+
+    def __post_init__(self) -> None:
+        _finite("the prior mean μ₀", self.prior_mean)
+        if _finite("the prior standard deviation", self.prior_sd) <= 0:
+            raise InputError("the prior standard deviation must be positive")
+        if _finite("the assumed reward noise", self.noise_sd) <= 0:
+            raise InputError("the assumed reward noise must be positive")
+
+    @property
+    def label(self) -> str:
+        """For example ``Thompson N(0, 1²)``."""
+        return f"Thompson N({_fmt(self.prior_mean)}, {_fmt(self.prior_sd)}²)"
+
+    def start(self, ctx):
+        """Counts, sums, and the prior as every arm's posterior."""
+        shape = (ctx.arms, ctx.runs)
+        return {
+            "N": np.zeros(shape),
+            "S": np.zeros(shape),
+            "mean": np.full(shape, float(self.prior_mean)),
+            "sd": np.full(shape, float(self.prior_sd)),
+        }
+
+    def act(self, state, ctx, step):
+        """Draw ``θ = m + z/√λ`` for every arm (SAMPLE stream) and pull the largest."""
+        theta = gaussian(Noise.bits_at(ctx.cells, Stream.SAMPLE, step))
+        theta *= state["sd"]
+        theta += state["mean"]
+        return _argmax(theta, ctx)
+
+    def learn(self, state, ctx, step, pulls, rewards):
+        """Update the pulled arm's count, sum, posterior mean and standard deviation."""
+        n, s = state["N"].reshape(-1), state["S"].reshape(-1)
+        n[pulls] += 1.0
+        s[pulls] += rewards
+        precision = 1.0 / self.prior_sd**2 + n[pulls] / self.noise_sd**2
+        state["mean"].reshape(-1)[pulls] = (
+            self.prior_mean / self.prior_sd**2 + s[pulls] / self.noise_sd**2
+        ) / precision
+        state["sd"].reshape(-1)[pulls] = 1.0 / np.sqrt(precision)
+
+
+_LOG_Z_SHIFT = math.log(4.0) - 96.0 * math.log(2.0)
+
+
+def _beta_constants(p: np.ndarray, q: np.ndarray):
+    r"""Cheng's constants for ``Beta(p, q)``: ``1/λ``, ``(p + λ)/λ`` and ``A = p + q``.
+
+    .. math:: \lambda = \sqrt{\frac{2pq - A}{A - 2}} \text{ if } \min(p, q) > 1
+        \text{ (algorithm BB), else } \min(p, q) \text{ (algorithm BC)}.
+    """
+    a = p + q
+    low = np.minimum(p, q)
+    with np.errstate(invalid="ignore", divide="ignore"):  # A = 2 (p = q = 1) takes λ = 1
+        bb = np.sqrt((2.0 * p * q - a) / (a - 2.0))
+    lam = np.where(low > 1.0, bb, low)
+    inv = 1.0 / lam
+    return inv, (p + lam) * inv, a
+
+
+def _cheng_uniforms(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The part of a Cheng attempt that does not depend on the shapes.
+
+    ``u1 = h / 2**32`` and ``u2 = l / 2**32`` with ``h`` and ``l`` the high and the low
+    32 bits of each draw plus 1/2, so that the logit is ``ln(h / (2**32 − h))`` and
+    ``ln(4 u1² u2) = ln(h² l) + ln 4 − 96 ln 2``.
+
+    Returns:
+        ``(ln(u1 / (1 − u1)), ln(4 u1² u2))``, each shaped like ``bits``.
+    """
+    high = np.right_shift(bits, _U32, out=np.empty(bits.shape), casting="unsafe")
+    high += 0.5
+    low = np.bitwise_and(bits, _LOW32, out=np.empty(bits.shape), casting="unsafe")
+    low += 0.5
+    logit = 2.0**32 - high
+    np.divide(high, logit, out=logit)
+    np.log(logit, out=logit)
+    high *= high
+    high *= low
+    log_z = np.log(high, out=high)
+    log_z += _LOG_Z_SHIFT
+    return logit, log_z
+
+
+def _cheng_attempt(logit, log_z, p, q, inv, cinv, a) -> tuple[np.ndarray, np.ndarray]:
+    r"""One attempt of Cheng's algorithm: the candidates ``Y`` and whether each is accepted.
+
+    .. math:: V = \frac{1}{\lambda}\ln\frac{u_1}{1 - u_1},\quad W = p\,e^V,\quad
+        Y = \frac{W}{q + W};\qquad \text{accept if }
+        (p + \lambda) V + A \ln\frac{A}{q + W} \ge \ln(4 u_1^2 u_2).
+
+    ``logit`` and ``log_z`` come from ``_cheng_uniforms``; ``inv``, ``cinv`` and ``a`` from
+    ``_beta_constants``; the shapes broadcast against the draws.
+    """
+    v = logit * inv
+    w = np.exp(v)
+    w *= p
+    t = q + w
+    y = w / t
+    bound = a / t
+    np.log(bound, out=bound)
+    bound *= a
+    bound += logit * cinv
+    return y, bound >= log_z
+
+
+def _first_attempts(cells: np.ndarray, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``_cheng_uniforms`` of attempt 0 at every cell for steps ``first .. first + count − 1``.
+
+    Returns:
+        ``(logit, log_z)``, each ``[count, A·R]``.
+    """
+    offsets = np.array([_step_offset(Stream.SAMPLE, t) for t in range(first, first + count)])
+    return _cheng_uniforms(_mix(cells.reshape(-1) + offsets[:, None]))
+
+
+def _beta_draws(cells: np.ndarray, step: int, params: np.ndarray, logit: np.ndarray,
+                log_z: np.ndarray) -> np.ndarray:
+    r"""One draw ``θ ~ Beta(p, q)`` at every cell, by Cheng's (1978) rejection algorithms.
+
+    ``Y = W/(q + W)`` with ``W = p e^V`` and ``V`` the logit of a uniform divided by ``λ``
+    has a log-logistic density that, scaled, lies above the Beta density; accepting ``Y``
+    with probability (Beta density)/(scaled envelope) makes it an exact Beta draw
+    (see ``_cheng_attempt``). With ``λ`` from ``_beta_constants`` (algorithm BB for
+    ``min(p, q) > 1``, BC otherwise) the scaled envelope touches the density at its mode,
+    ``V = 0``, and an attempt is accepted with probability 0.68–1 for shapes of at least 1
+    (about 0.87 typically) and at least 0.29 for shapes of at least ``MIN_PRIOR``.
+
+    Draws: attempt ``j`` at cell (run, arm) takes draw ``j`` of the SAMPLE stream (``u1`` its
+    high, ``u2`` its low 32 bits). Every cell makes attempt 0; the rejected ones make the next
+    attempts together, two and then four at a time. A cell rejected ``BETA_ATTEMPTS`` times
+    takes the posterior mean ``p / (p + q)``.
+
+    Source: R. C. H. Cheng (1978), *Generating beta variates with nonintegral shape
+    parameters*, Communications of the ACM 21(4), algorithms BB and BC.
+
+    Args:
+        cells: ``[A, R]`` ``Noise.cells``.
+        step: 0-based step index.
+        params: ``[5, A·R]`` rows ``p``, ``q`` and ``_beta_constants(p, q)``, flat
+            ``a · R + r`` like ``cells.ravel()``.
+        logit: ``[A·R]`` attempt 0's ``ln(u1 / (1 − u1))`` at this step (``_first_attempts``).
+        log_z: ``[A·R]`` attempt 0's ``ln(4 u1² u2)``.
+
+    Returns:
+        ``[A·R]`` the draws, in (0, 1] (draws within 1e-16 of 1 round to 1).
+    """
+    flat_cells = cells.reshape(-1)
+    offset = _step_offset(Stream.SAMPLE, step)
+    y, ok = _cheng_attempt(logit, log_z, *params)
+    todo = np.flatnonzero(~ok)
+    attempt, batch = 1, 2 if todo.size > 2048 else 4
+    while todo.size and attempt < BETA_ATTEMPTS:
+        tries = min(batch, BETA_ATTEMPTS - attempt)
+        draws = offset + _DRAW_OFFSETS[attempt: attempt + tries, None]  # [J, 1]
+        bits = _mix(flat_cells[todo] + draws)  # [J, n]: draws attempt .. attempt + J - 1
+        value, accepted = _cheng_attempt(*_cheng_uniforms(bits), *params.take(todo, axis=1))
+        first = tries - (accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:]).max(axis=0)
+        hit = first < tries  # the first accepted attempt of each cell, if any
+        y[todo[hit]] = value[first[hit], np.flatnonzero(hit)]
+        todo = todo[~hit]
+        attempt, batch = attempt + tries, 4
+    y[todo] = params[0, todo] / params[4, todo]  # all rejected (p < 1e-38): the posterior mean
+    return y
+
+
+_FIRST_WEIGHTS = np.arange(4, 0, -1, dtype=np.uint8)[:, None]  # [4, 1]: 4, 3, 2, 1
+
+
+@dataclass(frozen=True)
+class BetaThompson(Agent):
+    r"""Thompson sampling for Bernoulli arms with a Beta prior.
+
+    Arm ``a`` with ``s_a`` successes and ``f_a`` failures has posterior
+    ``Beta(α + s_a, β + f_a)``; each step the agent draws ``θ_a`` from it and pulls
+    ``argmax θ``. The draws are exact, by Cheng's rejection algorithms (see ``_beta_draws``).
+    Source: Thompson (1933); Agrawal & Goyal (2012) and Kaufmann, Korda & Munos (2012), who
+    prove it attains the Lai–Robbins rate.
+
+    Attributes:
+        alpha: Prior successes ``α ≥ MIN_PRIOR`` (with ``beta=1``, 1 is the uniform prior).
+        beta: Prior failures ``β ≥ MIN_PRIOR``.
+    """
+
+    alpha: float = 1.0
+    beta: float = 1.0
+    kind: ClassVar[str] = "thompson"
+    cost: ClassVar[tuple[float, float, float]] = (62e-6, 32e-9, 43e-9)
+
+    def __post_init__(self) -> None:
+        for name, value in (("α", self.alpha), ("β", self.beta)):
+            if _finite(f"the Beta prior's {name}", value) <= 0:
+                raise InputError(f"the Beta prior's {name} must be positive, not {value:g}")
+            if value < MIN_PRIOR:
+                raise InputError(f"the Beta prior's {name} must be at least {MIN_PRIOR:g}, "
+                                 f"not {value:g}")
+
+    @property
+    def label(self) -> str:
+        """For example ``Thompson Beta(1, 1)``."""
+        return f"Thompson Beta({_fmt(self.alpha)}, {_fmt(self.beta)})"
+
+    def check(self, testbed: Testbed) -> None:
+        """Only 0/1 rewards have a Beta posterior."""
+        if not testbed.binary_rewards:
+            raise InputError(
+                "Beta–Bernoulli Thompson sampling needs rewards of 0 or 1: race it on Bernoulli "
+                "arms, or use Gaussian Thompson sampling"
+            )
+
+    def start(self, ctx):
+        """Every arm's posterior is the prior: ``[5, A·R]`` rows ``p = α``, ``q = β``, constants."""
+        params = np.empty((5, ctx.arms * ctx.runs))
+        params[0], params[1] = self.alpha, self.beta
+        params[2:] = _beta_constants(params[0], params[1])
+        return {"params": params}
+
+    def act(self, state, ctx, step):
+        """Draw ``θ ~ Beta(p, q)`` for every arm and pull the largest.
+
+        Attempt 0 does not depend on the posterior, so it is drawn for ``BLOCK_CELLS`` cells
+        at a time: for several steps at once when there are few cells.
+        """
+        first, logit, log_z = state.get("block") or (0, (), ())
+        if not 0 <= step - first < len(logit):
+            count = min(max(1, BLOCK_CELLS // ctx.cells.size), MAX_STEPS - step)
+            first, logit, log_z = state["block"] = (step, *_first_attempts(ctx.cells, step, count))
+        theta = _beta_draws(ctx.cells, step, state["params"], logit[step - first],
+                            log_z[step - first])
+        return _argmax(theta.reshape(ctx.arms, ctx.runs), ctx)
+
+    def learn(self, state, ctx, step, pulls, rewards):
+        """A win adds 1 to the pulled arm's ``p``, a loss to its ``q``."""
+        params = state["params"]
+        params.reshape(-1)[pulls + params.shape[1] * (rewards == 0.0)] += 1.0
+        p, q = params[:2].take(pulls, axis=1)
+        for row, value in enumerate(_beta_constants(p, q), start=2):
+            params[row, pulls] = value
+
+
+@dataclass(frozen=True)
+class Gradient(Agent):
+    r"""The gradient bandit: a softmax policy moved by stochastic gradient ascent.
+
+    .. math:: \pi_t(a) = \frac{e^{H_t(a)}}{\sum_b e^{H_t(b)}}, \qquad
+        H_{t+1}(a) = H_t(a) + \alpha\,(R_t - \bar R_t)\,(\mathbb 1_{a = A_t} - \pi_t(a)),
+
+    with the baseline ``R̄_t`` the average of the rewards up to and including step ``t``, or 0
+    without a baseline. Source: Sutton & Barto (2018), section 2.8, equation 2.12, Figure 2.5.
+
+    Attributes:
+        alpha: Step size ``α > 0``.
+        baseline: Subtract the average reward (True) or not (False).
+    """
+
+    alpha: float = 0.1
+    baseline: bool = True
+    cost: ClassVar[tuple[float, float, float]] = (31e-6, 15e-9, 9.7e-9)
+
+    def __post_init__(self) -> None:
+        if _finite("the gradient step size α", self.alpha) <= 0:
+            raise InputError(f"the gradient step size α must be positive, not {self.alpha:g}")
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        """``gradient``, or ``gradient_no_baseline``."""
+        return "gradient" if self.baseline else "gradient_no_baseline"
+
+    @property
+    def label(self) -> str:
+        """``gradient``, or ``gradient_no_baseline``."""
+        return f"gradient α={_fmt(self.alpha)}" + ("" if self.baseline else ", no baseline")
+
+    def start(self, ctx):
+        """Preferences ``H = 0`` (a uniform policy) and a zero baseline."""
+        return {
+            "H": np.zeros((ctx.arms, ctx.runs)),
+            "pi": np.full((ctx.arms, ctx.runs), 1.0 / ctx.arms),
+            "baseline": np.zeros(ctx.runs),
+        }
+
+    def act(self, state, ctx, step):
+        """Sample ``A_t ~ π_t`` by inverting its CDF at a uniform (SAMPLE stream)."""
+        h = state["H"]
+        e = np.exp(h - h.max(axis=0))
+        state["pi"] = pi = e / e.sum(axis=0)
+        u = unit(Noise.bits_at(ctx.cells[0], Stream.SAMPLE, step))
+        # Inverse-CDF sampling: the number of arms whose cumulative probability is <= u. The
+        # cumulative sum goes arm by arm (whole rows), several times faster than np.cumsum here.
+        cum = pi.copy()
+        for a in range(1, ctx.arms):
+            np.add(cum[a], cum[a - 1], out=cum[a])
+        return np.minimum(np.count_nonzero(cum <= u, axis=0), ctx.arms - 1)
+
+    def learn(self, state, ctx, step, pulls, rewards):
+        """Move every preference along ``(R − R̄)(1{a = A_t} − π(a))``."""
+        if self.baseline:
+            state["baseline"] += (rewards - state["baseline"]) / (step + 1.0)
+        step_ = self.alpha * (rewards - state["baseline"])
+        h = state["H"]
+        h -= step_ * state["pi"]
+        h.ravel()[pulls] += step_

@@ -1,0 +1,352 @@
+r"""The race: every agent on the same bandit problems, vectorised across runs."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from rlviz.bandits.agents import Agent, Context
+from rlviz.bandits.noise import MAX_RUNS, MAX_STEPS, Noise
+from rlviz.bandits.testbeds import Testbed
+from rlviz.errors import InputError
+
+CHUNK_CELLS = 1 << 15
+"""Runs are raced in chunks of at most this many (run, arm) cells, which bounds the memory of
+a step's temporaries; the result does not depend on it."""
+STEP_BLOCK = 256
+"""Pulls are tallied (regret, optimal choices, ranks, counts) every this many steps."""
+_ALLOCATOR_PROBE = 31 << 20
+
+
+@dataclass(frozen=True, eq=False)
+class Race:
+    """Curves of several agents on the same bandit problems, averaged over runs.
+
+    Step ``t`` (1-based) is at index ``t - 1`` of every per-step array. Regret is the
+    pseudo-regret ``Σ_s (max_a q_s(a) − q_s(A_s))``: the same expectation as the realised
+    regret ``Σ_s (max_a q_s(a) − R_s)``, with far less noise.
+
+    Attributes:
+        agents: The racers, in order (``K`` of them).
+        testbed: The problem family.
+        runs, steps, seed: ``R``, ``T`` and the seed.
+        reward: ``[K, T]`` mean reward at each step.
+        optimal: ``[K, T]`` fraction of runs that chose an optimal arm at each step.
+        regret: ``[K, T]`` mean cumulative regret after each step.
+        regret_sd: ``[K, T]`` its standard deviation across runs.
+        final_regret: ``[K, R]`` cumulative regret of each run after the last step.
+        counts: ``[K, R, A]`` pulls of each arm in each run.
+        choice_by_rank: ``[K, T, A]`` fraction of runs that chose, at each step, the arm whose
+            true mean ranked ``j`` (0 = best, ties share the better rank) at that step.
+        means: ``[R, A]`` true means at step 1.
+        final_means: ``[R, A]`` true means at the last step (equal to ``means`` if stationary).
+        rank_means: ``[T, A]`` mean over runs of the ``j``-th largest true mean at each step.
+    """
+
+    agents: tuple[Agent, ...]
+    testbed: Testbed
+    runs: int
+    steps: int
+    seed: int
+    reward: np.ndarray  # [K, T]
+    optimal: np.ndarray  # [K, T]
+    regret: np.ndarray  # [K, T]
+    regret_sd: np.ndarray  # [K, T]
+    final_regret: np.ndarray  # [K, R]
+    counts: np.ndarray  # [K, R, A] int64
+    choice_by_rank: np.ndarray  # [K, T, A]
+    means: np.ndarray  # [R, A]
+    final_means: np.ndarray  # [R, A]
+    rank_means: np.ndarray  # [T, A]
+
+    @property
+    def labels(self) -> list[str]:
+        """Each racer's label, repeats numbered so that every label is unique."""
+        seen: dict[str, int] = {}
+        out = []
+        for agent in self.agents:
+            n = seen[agent.label] = seen.get(agent.label, 0) + 1
+            out.append(agent.label if n == 1 else f"{agent.label} ({n})")
+        return out
+
+    @property
+    def best_mean(self) -> np.ndarray:
+        """``[T]`` mean over runs of the best true mean: the best possible average reward."""
+        return self.rank_means[:, 0]
+
+    def regret_band(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)`` ``[K, T]``: a normal-approximation confidence band of the mean regret."""
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"the confidence level must lie in (0, 1), not {level}")
+        half = NormalDist().inv_cdf(0.5 + level / 2.0) * self.regret_sd / math.sqrt(self.runs)
+        return self.regret - half, self.regret + half
+
+    def curves(self, level: float = 0.95) -> dict[str, np.ndarray]:
+        """Every per-step curve in long form: one row per (racer, step), for export."""
+        low, high = self.regret_band(level)
+        k, t = self.reward.shape
+        return {
+            "racer": np.repeat(np.array(self.labels, dtype=object), t),
+            "step": np.tile(np.arange(1, t + 1), k),
+            "average_reward": self.reward.ravel(),
+            "optimal_fraction": self.optimal.ravel(),
+            "regret_mean": self.regret.ravel(),
+            "regret_low": low.ravel(),
+            "regret_high": high.ravel(),
+            "best_possible_reward": np.tile(self.best_mean, k),
+        }
+
+    def select(self, agents: Sequence[Agent]) -> Race:
+        """The same race with only these racers (each the first racer equal to it), in order.
+
+        A racer's curves do not depend on who else races, so this is the race of ``agents``.
+        """
+        rows = [self.agents.index(agent) for agent in agents]
+        per_agent = {name: getattr(self, name)[rows] for name in (
+            "reward", "optimal", "regret", "regret_sd", "final_regret", "counts",
+            "choice_by_rank")}
+        return Race(agents=tuple(agents), testbed=self.testbed, runs=self.runs, steps=self.steps,
+                    seed=self.seed, means=self.means, final_means=self.final_means,
+                    rank_means=self.rank_means, **per_agent)
+
+    def pull_shares(self, step: int | None = None) -> np.ndarray:
+        """``[K, A]`` fraction of each racer's pulls, up to ``step``, that went to each arm rank."""
+        return self.pulls_by_rank(step) / (self.steps if step is None else step)
+
+    def pulls_by_rank(self, step: int | None = None) -> np.ndarray:
+        """``[K, A]`` mean pulls, over steps ``1..step`` (default: all), of the rank-``j`` arm."""
+        stop = self.steps if step is None else step
+        if not 1 <= stop <= self.steps:
+            raise ValueError(f"the step must lie in [1, {self.steps}], not {stop}")
+        return self.choice_by_rank[:, :stop, :].sum(axis=1)
+
+
+class _Tally:
+    """Per-step sums over runs for one agent; runs arrive in chunks."""
+
+    def __init__(self, runs: int, steps: int, arms: int):
+        self.reward = np.zeros(steps)
+        self.optimal = np.zeros(steps)
+        self.regret = np.zeros(steps)
+        self.regret_sq = np.zeros(steps)
+        self.by_rank = np.zeros((steps, arms))
+        self.final_regret = np.zeros(runs)
+        self.counts = np.zeros((runs, arms), dtype=np.int64)
+
+
+def _validate_race(agents: tuple[Agent, ...], testbed: Testbed, runs: int, steps: int) -> None:
+    if not isinstance(testbed, Testbed):
+        raise TypeError(f"the testbed must be a Testbed, not {type(testbed).__name__}")
+    if not agents:
+        raise InputError("choose at least one racer")
+    for agent in agents:
+        if not isinstance(agent, Agent):
+            raise TypeError(f"{agent!r} is not a bandit agent")
+        agent.check(testbed)
+    for name, value, top in (("runs", runs, MAX_RUNS), ("steps", steps, MAX_STEPS)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise InputError(f"the number of {name} must be a whole number, not {value!r}")
+        if not 1 <= value <= top:
+            raise InputError(f"the number of {name} must lie in [1, {top}], not {value}")
+
+
+def race(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps: int, seed: int) -> Race:
+    r"""Race agents on the same bandit problems, vectorised across runs.
+
+    All agents advance together, one step at a time; within a step each agent acts in every run
+    at once (numpy over the runs axis). Runs are processed in chunks small enough for numpy's
+    temporaries to stay in cache; as every random number is indexed by its run, the chunking
+    cannot change the result. The regret of a run after ``T`` steps is
+    :math:`\sum_{t=1}^{T} \big(\max_a q_t(a) - q_t(A_t)\big)`, which on a stationary testbed
+    equals :math:`\sum_a \Delta_a N_T(a)`.
+
+    Args:
+        agents: The racers: ``EpsilonGreedy``, ``Optimistic``, ``UCB``, ``GaussianThompson``,
+            ``BetaThompson``, ``Gradient``.
+        testbed: ``GaussianTestbed``, ``BernoulliTestbed`` or ``RandomWalkTestbed``.
+        runs: Independent runs ``R`` in ``[1, 2**20]``.
+        steps: Steps ``T`` per run in ``[1, 2**22]``.
+        seed: A non-negative integer; the same seed gives the same race.
+
+    Returns:
+        A ``Race`` of per-step curves, one row per agent.
+
+    Raises:
+        InputError: No agents, bad sizes or seed, or an agent that cannot play the testbed.
+        TypeError: Something that is not a ``Testbed`` or an ``Agent``.
+    """
+    agents = tuple(agents)
+    _validate_race(agents, testbed, runs, steps)
+    _keep_freed_memory()
+    noise = Noise(seed)
+    arms = testbed.arms
+    tallies = [_Tally(runs, steps, arms) for _ in agents]
+    rank_means = np.zeros((steps, arms))
+    means = np.empty((runs, arms))
+    final_means = np.empty((runs, arms))
+    chunk = max(1, CHUNK_CELLS // arms)
+    for lo in range(0, runs, chunk):
+        ids = np.arange(lo, min(lo + chunk, runs))
+        first, last = _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means)
+        means[ids], final_means[ids] = first.T, last.T
+
+    reward, optimal, regret, regret_sq = (
+        np.array([getattr(t, name) for t in tallies]) / runs
+        for name in ("reward", "optimal", "regret", "regret_sq")
+    )
+    variance = np.maximum(regret_sq - regret**2, 0.0) * runs / max(runs - 1, 1)
+    return Race(
+        agents=agents, testbed=testbed, runs=runs, steps=steps, seed=int(seed),
+        reward=reward, optimal=optimal, regret=regret, regret_sd=np.sqrt(variance),
+        final_regret=np.array([t.final_regret for t in tallies]),
+        counts=np.array([t.counts for t in tallies]),
+        choice_by_rank=np.array([t.by_rank for t in tallies]) / runs,
+        means=means, final_means=final_means, rank_means=rank_means / runs,
+    )
+
+
+RACE_COST = (15e-6, 8e-9, 0.6e-9)
+"""What a race costs whatever its racers (true means, ranks, tallies), in seconds: per step
+of a chunk of runs, per run and step, and per (run, arm) cell and step (see
+``race_seconds``)."""
+
+
+def race_seconds(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps: int) -> float:
+    r"""About how many seconds ``race`` takes with these arguments.
+
+    .. math:: T \Big[ n \big(c_0 + c_b + \textstyle\sum_k c_k\big)
+        + R \big(f_0 + f_b + \textstyle\sum_k f_k\big)
+        + R A \big(e_0 + e_b + \textstyle\sum_k e_k\big) \Big],
+
+    with ``n`` the chunks of runs (see ``CHUNK_CELLS``) and ``(c, f, e)`` the cost per step of
+    a chunk, per run and per cell (run, arm) of the race itself (``RACE_COST``), of the testbed
+    and of each racer (their ``cost``). The per-step costs were fitted to races timed on the
+    project's two-core benchmark machine; the per-run and per-cell costs were refitted to the CPU
+    time of single-racer races at three sizes (2000 runs x 10 arms, 100 x 10, 1000 x 20), scaled
+    by 2/3 as that machine was busy and never below the first fit, so that line-ups of many arms
+    and costly racers (Thompson sampling, gradients, drifting arms) are not underestimated. The
+    estimate keeps live races short.
+
+    Args:
+        agents: The racers (``K`` of them).
+        testbed: The problem family (``A`` arms).
+        runs: ``R``.
+        steps: ``T``.
+
+    Returns:
+        The estimate in seconds.
+
+    Raises:
+        InputError: The same arguments that ``race`` refuses.
+    """
+    agents = tuple(agents)
+    _validate_race(agents, testbed, runs, steps)
+    chunks = -(-runs // max(1, CHUNK_CELLS // testbed.arms))
+    per_step, per_run, per_cell = (
+        sum(parts) for parts in zip(RACE_COST, testbed.cost, *(a.cost for a in agents), strict=True)
+    )
+    return steps * (chunks * per_step + runs * per_run + runs * testbed.arms * per_cell)
+
+
+def _keep_freed_memory() -> None:
+    """Let the C allocator keep freed memory for reuse instead of handing it back at once.
+
+    Each step of a race allocates and frees a few dozen arrays of 0.1–1 MB. glibc returns free
+    memory at the top of its heap to the system as soon as more than its trim threshold
+    (128 kB at start) is free, then faults it back in on the next allocation, which made races
+    two to three times slower. Freeing one block of just under 32 MB raises that threshold to
+    64 MB for the rest of the process (glibc's dynamic mmap threshold, see ``mallopt(3)``); with
+    other allocators this costs one allocation and nothing else.
+    """
+    np.empty(_ALLOCATOR_PROBE // 8)
+
+
+def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
+    """Run every agent on the runs ``ids``, adding per-step sums into ``tallies``.
+
+    At each step every agent acts, then the rewards of all their pulls are drawn together,
+    then every agent learns. The pulls are kept for a block of ``STEP_BLOCK`` steps and then
+    tallied at once.
+    """
+    arms, size = testbed.arms, ids.size
+    cells = noise.cells(ids, np.arange(arms)[:, None])
+    flat_cells = cells.reshape(-1)
+    ctx = Context(arms=arms, runs=size, cells=cells, local=np.arange(size))
+    states = [agent.start(ctx) for agent in agents]
+    block = _Block(len(agents), min(STEP_BLOCK, steps), ctx, testbed.stationary)
+    carried = [t.final_regret[ids[0]: ids[-1] + 1] for t in tallies]  # views, updated in place
+    counts = [np.zeros(arms * size, dtype=np.int64) for _ in agents]
+    pulls = np.empty((len(agents), size), dtype=np.int64)  # [K, R] flat (arm, run) indices
+    first = means = testbed.initial_means(noise, ids)
+    gaps = ranks = best = None
+    for step in range(steps):
+        if step and not testbed.stationary:
+            means = testbed.drift(step, means, cells)
+        if step == 0 or not testbed.stationary:
+            best = means.max(axis=0)
+            sorted_means = np.sort(means, axis=0)[::-1].sum(axis=1)
+            if testbed.stationary:  # per (arm, run): its gap, and how many arms are better
+                gaps = (best - means).ravel()
+                ranks = (means[:, None, :] > means[None, :, :]).sum(axis=0, dtype=np.uint8)
+                ranks = ranks.ravel()
+        rank_means[step] += sorted_means
+        for agent, state, flat in zip(agents, states, pulls, strict=True):
+            np.add(agent.act(state, ctx, step) * size, ctx.local, out=flat)  # ctx.flat
+        chosen = means.reshape(-1)[pulls]
+        rewards = testbed.reward(step, flat_cells[pulls], chosen)
+        for agent, state, flat, reward in zip(agents, states, pulls, rewards, strict=True):
+            agent.learn(state, ctx, step, flat, reward)
+        row = step % STEP_BLOCK
+        block.flat[:, row] = pulls
+        block.reward[:, row] = rewards
+        if not testbed.stationary:
+            block.gap[:, row] = best - chosen
+            block.rank[:, row] = (means > chosen[:, None, :]).sum(axis=1, dtype=np.uint8)
+        if row == STEP_BLOCK - 1 or step == steps - 1:
+            for k, (tally, cum, count) in enumerate(zip(tallies, carried, counts, strict=True)):
+                block.tally(k, step - row, row + 1, tally, cum, count, gaps, ranks)
+    for tally, count in zip(tallies, counts, strict=True):
+        tally.counts[ids] = count.reshape(arms, size).T
+    return first, means
+
+
+class _Block:
+    """Every agent's pulls over a block of steps in one chunk of runs, until they are tallied."""
+
+    def __init__(self, agents: int, length: int, ctx: Context, stationary: bool):
+        shape = (agents, length, ctx.runs)
+        self.arms = ctx.arms
+        self.flat = np.empty(shape, dtype=np.int64)  # flat (arm, run) index of each pull
+        self.reward = np.empty(shape)
+        if not stationary:  # the gap and rank of a pull change with the means
+            self.gap = np.empty(shape)
+            self.rank = np.empty(shape, dtype=np.uint8)
+
+    def tally(self, agent: int, start: int, n: int, tally: _Tally, cum: np.ndarray,
+              count: np.ndarray, gaps: np.ndarray | None, ranks: np.ndarray | None) -> None:
+        """Add an agent's steps ``start .. start + n - 1`` to ``tally``.
+
+        ``cum`` carries each run's regret from block to block. An optimal pull is one of rank 0
+        (no arm better), which is the same as a zero gap.
+        """
+        flat = self.flat[agent, :n]
+        gap = gaps[flat] if gaps is not None else self.gap[agent, :n]
+        rank = ranks[flat] if ranks is not None else self.rank[agent, :n]
+        stop = start + n
+        tally.reward[start:stop] += self.reward[agent, :n].sum(axis=1)
+        running = np.empty_like(gap)  # each run's regret, summed step by step in order
+        np.add(cum, gap[0], out=running[0])
+        for i in range(1, n):
+            np.add(running[i - 1], gap[i], out=running[i])
+        cum[:] = running[-1]
+        tally.regret[start:stop] += running.sum(axis=1)
+        tally.regret_sq[start:stop] += np.einsum("ij,ij->i", running, running)
+        by_rank = np.bincount((rank + self.arms * np.arange(n)[:, None]).ravel(),
+                              minlength=n * self.arms).reshape(n, self.arms)
+        tally.by_rank[start:stop] += by_rank
+        tally.optimal[start:stop] += by_rank[:, 0]
+        count += np.bincount(flat.ravel(), minlength=count.size)
