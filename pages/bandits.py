@@ -148,11 +148,12 @@ with ui.page("bandits", intro=INTRO) as page:
                                    value="gaussian", labels=TESTBEDS)])
     fixed = top.testbed == "bernoulli"
     p = page.controls([
-        ui.IntSlider(name="arms", label="Arms k", min=2, max=20, value=10, disabled=fixed,
+        ui.IntSlider(name="arms", scales_work=True, label="Arms k", min=2, max=20, value=10,
+                     disabled=fixed,
                      help="With fixed Bernoulli arms, k is the number of probabilities given."),
-        ui.SelectSlider(name="runs", label="Runs (independent problems)",
+        ui.SelectSlider(name="runs", scales_work=True, label="Runs (independent problems)",
                         options=list(RUNS), value=2000),
-        ui.SelectSlider(name="steps", label="Steps per run",
+        ui.SelectSlider(name="steps", scales_work=True, label="Steps per run",
                         options=list(STEPS), value=1000),
         ui.MultiChoice(name="racers", label="Racers", options=list(RACERS), labels=RACERS,
                        value=["greedy", "eps_a", "ucb", "thompson", "gradient_a"]),

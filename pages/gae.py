@@ -80,7 +80,7 @@ with ui.page("gae", intro=INTRO) as page:
                            step=0.05, help="Added to every state's true value"),
             ui.FloatSlider(name="noise", label="Critic noise σ", min=0.0, max=0.5, value=0.2,
                            step=0.05, help="Spread of a fixed random error per state"),
-            ui.SelectSlider(name="episodes", label="Sampled episodes",
+            ui.SelectSlider(name="episodes", scales_work=True, label="Sampled episodes",
                             options=[500, 1000, 2000, 5000, 10000, 20000], value=5000),
             ui.Seed(),
         ]),
