@@ -619,7 +619,8 @@ def exact_metrics(logits, task: Task) -> dict[str, np.ndarray]:
     import torch
 
     tables = _exact_tables(task)
-    theta = torch.as_tensor(logits).detach().to(torch.float64)
+    theta = (logits.detach().to(torch.float64) if isinstance(logits, torch.Tensor)
+             else torch.from_numpy(np.array(logits, dtype=np.float64)))
     parts = []
     with torch.no_grad():
         for chunk in torch.split(theta, EXACT_CHUNK):  # blocks that stay in the cache
