@@ -22,9 +22,10 @@ def _std_numbers() -> dict[str, str]:
 
     rare = llm.worked_group([1.0] + [0.0] * 7).advantages
     even = llm.worked_group([1.0] * 4 + [0.0] * 4).advantages
+    ratio = (rare["grpo"][0] / rare["dr_grpo"][0]) / (even["grpo"][0] / even["dr_grpo"][0])
     return {"rare_grpo": f"{rare['grpo'][0]:.3f}", "even_grpo": f"{even['grpo'][0]:.3f}",
             "rare_dr": f"{rare['dr_grpo'][0]:.3f}", "even_dr": f"{even['dr_grpo'][0]:.3f}",
-            "ratio": f"{rare['grpo'][0] / rare['dr_grpo'][0] / (even['grpo'][0] / even['dr_grpo'][0]):.2f}"}
+            "ratio": f"{ratio:.2f}"}
 
 
 def _rloo_numbers() -> dict[str, str]:
