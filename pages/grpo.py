@@ -3,7 +3,7 @@ import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and
 import pandas as pd
 import streamlit as st
 
-from rlviz import llm, returns, ui
+from rlviz import interview, llm, returns, ui
 from rlviz.errors import InputError
 from rlviz.figures import llm as figs
 from rlviz.interview.whiteboard import grpo as wb
@@ -183,7 +183,7 @@ with ui.page("grpo", intro=INTRO) as page:
                   value="grpo" if "grpo" in trainers else trainers[0], labels=figs.LABELS),
     ], container=c1)
     q2 = page.controls([ui.IntSlider(name="step", label="At training step", min=0,
-                                     max=s.steps - 1, value=0)], container=c2)
+                                     max=s.steps - 1, value=min(50, s.steps - 1))], container=c2)
     q3 = page.controls([ui.Choice(name="prompt", label="Prompt", options=list(PROMPTS), value=0,
                                   labels=PROMPTS, widget="segmented")], container=c3)
     step = min(q2.step, s.steps - 1)
@@ -214,14 +214,11 @@ with ui.page("grpo", intro=INTRO) as page:
     w = page.controls([ui.Text(name="rewards", label="Rewards of one group", value="1, 0, 0, 1",
                                area=False, max_chars=400)], container=st.container())
     worked = llm.worked_group(llm.parse_rewards(w.rewards))
-    left, right = st.columns([3, 2], gap="medium")
-    with left:
-        for line in figs.worked_latex(worked):
-            st.latex(line)
-    with right:
-        st.dataframe(pd.DataFrame(figs.advantage_table(worked)), hide_index=True,
-                     column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                    for c in figs.LABELS.values()})
+    st.dataframe(pd.DataFrame(figs.advantage_table(worked)), hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in figs.LABELS.values()})
+    for line in figs.worked_latex(worked):
+        st.latex(line)
 
     page.section("Estimating the KL: k1, k2, k3 against the exact value")
     e = page.controls([ui.SelectSlider(name="samples", label="Responses per estimate",
@@ -247,6 +244,15 @@ with ui.page("grpo", intro=INTRO) as page:
                 llm.rloo_advantages, llm.reinforce_advantages, llm.token_weights,
                 llm.policy_loss, llm.kl_estimates, llm._gae_advantages, returns.gae,
                 llm.sample_responses, llm.exact_metrics, llm.compare)
+    questions = st.expander("Interview questions", icon=":material/school:",
+                            key=page.key("_questions"), on_change="rerun")
+    if questions.open:
+        with questions:
+            for item in interview.for_page("grpo"):
+                st.markdown(f"**{item.question}**  \n" + "\n".join(
+                    f"- {point}" for point in item.answer_points()))
+                st.markdown("Open: " + " · ".join(f"[{link.shows}]({link.url})"
+                                                  for link in item.links))
     page.export(
         figures={"reward": shown["reward"], "kl": shown["kl"], "length": shown["length"],
                  "wrong_length": shown["wrong_length"], "group": fig_group, "mask": fig_mask,

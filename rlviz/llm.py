@@ -2,16 +2,16 @@ r"""GRPO, PPO and their relatives on a toy language model small enough to enumer
 
 The model is a bigram "language model": the probability of the next token depends only on the
 previous one, ``pi(x_t | x_{t-1}) = softmax(theta[x_{t-1}])``, a ``[V, V]`` table of logits over the
-vocabulary ``a b c d ⏹``. The end-of-text token ``⏹`` also opens every text (as in GPT-2), so row
-``⏹`` of the table is the distribution of a text's first token. A prompt is two tokens; the
-response follows it and ends at ``⏹`` or at ``max_len`` tokens. With four content tokens and at
+vocabulary ``a b c d .``. The end-of-text token ``.`` also opens every text (as GPT-2's does), so
+row ``.`` of the table is the distribution of a text's first token. A prompt is two tokens; the
+response follows it and ends at ``.`` or at ``max_len`` tokens. With four content tokens and at
 most five response tokens there are 1,365 possible responses per prompt, so every expectation
 under the model (the expected reward, the mean length, ``KL(pi || pi_ref)`` over whole responses)
 is an exact sum over all of them, never a sample mean. Sampling is only for training and for the
 study of the KL estimators.
 
 The reward is verifiable: 1 if the response contains the pattern (``a b`` by default) and ends
-with ``⏹`` (a response cut at the length limit gives no answer), minus an optional penalty per
+with ``.`` (a response cut at the length limit gives no answer), minus an optional penalty per
 token. The four prompts end in ``c`` or ``d``, from which the reference model reaches the
 pattern with different odds, so some groups are easy and some hard.
 
@@ -91,8 +91,8 @@ __all__ = [
     "worked_group",
 ]
 
-VOCAB = ("a", "b", "c", "d", "⏹")
-"""The toy vocabulary; ``⏹`` ends a text and also opens it."""
+VOCAB = ("a", "b", "c", "d", ".")
+"""The toy vocabulary; the end token ``.`` ends a text and also opens it."""
 EOS = 4
 TRAINERS = ("reinforce", "rloo", "grpo", "dr_grpo", "ppo")
 GROUP_TRAINERS = ("reinforce", "rloo", "grpo", "dr_grpo")
@@ -113,8 +113,8 @@ EXACT_POINTS = 50
 GRPO_EPS = 1e-4
 """Added to the group's standard deviation (as in Hugging Face TRL's GRPOTrainer)."""
 
-# π_ref(next | previous): rows are the previous token (a, b, c, d, then ⏹ = start of text),
-# columns the next token (a, b, c, d, ⏹). From c the pattern's first token is likely, from d not.
+# π_ref(next | previous): rows are the previous token (a, b, c, d, then . = start of text),
+# columns the next token (a, b, c, d, .). From c the pattern's first token is likely, from d not.
 REF_PROBS = np.array([
     [0.10, 0.35, 0.15, 0.15, 0.25],  # after a
     [0.15, 0.15, 0.15, 0.15, 0.40],  # after b
@@ -131,7 +131,7 @@ def _tokens(text: str) -> tuple[int, ...]:
 
 
 def text_of(tokens: Sequence[int]) -> str:
-    """Tokens as text, up to and including the first ``⏹``."""
+    """Tokens as text, up to and including the first end token."""
     out = []
     for tok in tokens:
         out.append(VOCAB[int(tok)])
@@ -356,9 +356,9 @@ class Responses:
     """Every possible response, as padded token rows.
 
     Attributes:
-        tokens: ``[S, L]`` token ids; after a ``⏹`` the row is padded with ``⏹``.
-        lengths: ``[S]`` tokens in each response, its ``⏹`` included.
-        ended: ``[S]`` True where the response ends with ``⏹`` (False: cut at ``L`` tokens).
+        tokens: ``[S, L]`` token ids; after the end token the row is padded with end tokens.
+        lengths: ``[S]`` tokens in each response, its end token included.
+        ended: ``[S]`` True where the response has its end token (False: cut at ``L`` tokens).
     """
 
     tokens: np.ndarray  # [S, L] int
@@ -374,7 +374,8 @@ class Responses:
 def enumerate_responses(max_len: int) -> Responses:
     """All responses of at most ``max_len`` tokens, by length, then alphabetically.
 
-    ``k`` content tokens then ``⏹`` for every ``k < max_len``, and the ``4^max_len`` responses
+    ``k`` content tokens then the end token for every ``k < max_len``, and the ``4^max_len``
+    responses
     cut at the limit.
 
     Args:
@@ -410,9 +411,9 @@ class Task:
     Attributes:
         pattern: The text a response must contain to score 1 (e.g. ``"ab"``).
         length_penalty: Subtracted per response token, as a fraction of the limit.
-        offset: Added to every reward: ``reward = 1[pattern and ⏹] - length_penalty * n /
+        offset: Added to every reward: ``reward = 1[pattern and end] - length_penalty * n /
             max_len + offset``. A group baseline removes it; REINFORCE without one does not.
-        max_len: Most tokens in a response (its ``⏹`` included).
+        max_len: Most tokens in a response (its end token included).
         prompts: Two-token prompts, e.g. ``"ac"``.
 
     The reference model is ``REF_PROBS`` (``ref_probs``).
@@ -430,7 +431,7 @@ class Task:
         if len(self.pattern) >= self.max_len:
             raise InputError(
                 f"the pattern {self.pattern!r} does not fit in a response of {self.max_len} "
-                "tokens with its ⏹"
+                "tokens with its end token"
             )
         if not (math.isfinite(self.length_penalty) and 0.0 <= self.length_penalty <= 1.0):
             raise InputError(f"the length penalty must be in [0, 1]; got {self.length_penalty}")
@@ -455,7 +456,7 @@ class Task:
         return np.log(self.ref_probs)
 
     def correct(self, tokens) -> torch.Tensor:
-        """``[...]`` True where a response ``[..., L]`` contains the pattern and ends with ``⏹``."""
+        """``[...]`` True where a response ``[..., L]`` has the pattern and its end token."""
         import torch
 
         t = torch.as_tensor(tokens)
@@ -467,7 +468,7 @@ class Task:
         return found & (t == EOS).any(dim=-1)
 
     def reward(self, tokens) -> torch.Tensor:
-        """``[...]`` the reward of responses ``[..., L]`` (padded with ``⏹``)."""
+        """``[...]`` the reward of responses ``[..., L]`` (padded with end tokens)."""
         import torch
 
         correct = self.correct(tokens).to(torch.float64)
@@ -476,7 +477,7 @@ class Task:
 
 
 def response_lengths(tokens) -> torch.Tensor:
-    """``[...]`` tokens in each response ``[..., L]``, its ``⏹`` included."""
+    """``[...]`` tokens in each response ``[..., L]``, its end token included."""
     import torch
 
     t = torch.as_tensor(tokens)
@@ -490,7 +491,7 @@ def sample_responses(logits, first_context, uniforms) -> torch.Tensor:
 
     ``x_t = min{x : sum_{y <= x} pi(y | x_{t-1}) > u_t}``: the same uniforms give the same
     response under the same policy, so trainers fed the same uniforms differ only where their
-    policies do. After ``⏹`` the row is padded with ``⏹``.
+    policies do. After the end token the row is padded with end tokens.
 
     Args:
         logits: ``[R, V, V]`` each run's table of next-token logits (row: previous token).
@@ -523,8 +524,8 @@ def _sequences(prompts: np.ndarray, tokens):
     """Context, token and kind of every position of prompt + response ``[..., 2 + L]``.
 
     Returns ``(ctx, tok, is_prompt, is_response)``: position 0 is the prompt's first token
-    (context ``⏹``, the start of text), position 1 its second, then the response's tokens up to
-    and including its ``⏹``; later positions are padding (neither kind).
+    (context: the end token, i.e. the start of text), position 1 its second, then the response's
+    tokens up to and including its end token; later positions are padding (neither kind).
     """
     import torch
 
@@ -672,19 +673,21 @@ class Settings:
 
 MAX_STEPS = 400
 """The most training steps a comparison offers."""
-STEP_BUDGET = 1.6
+STEP_BUDGET = 2.0
 """Seconds of training a comparison may take on the reference machine (2 cores, one torch
-thread), so that the page's heaviest view stays near 2 s."""
+thread): the heaviest settings get fewer steps rather than a longer wait."""
 
 
 def step_seconds(n_trainers: int, seeds: int, group_size: int, updates: int) -> float:
-    """Estimated seconds of one ``train_step`` (and its bookkeeping) on the reference machine.
+    """Estimated seconds of one ``train_step`` (with its bookkeeping) on the reference machine.
 
-    A fixed cost per step and per update, plus a cost per sampled response; fitted to
-    ``benchmarks/bench_grpo.py`` timings with one torch thread.
+    A fixed cost per step and per trainer, a cost per sampled response, and per extra update a
+    fixed and a per-response cost; fitted to ``compare`` timings with one torch thread
+    (``benchmarks/bench_grpo.py`` checks the heaviest settings against the budget).
     """
     responses = n_trainers * seeds * group_size * len(PROMPTS)
-    return 1e-3 * (3.5 + 0.004 * responses + (updates - 1) * (0.7 + 0.001 * responses))
+    extra = (updates - 1) * (1.6 + 0.00066 * responses)
+    return 1e-3 * (2.4 + 0.95 * n_trainers + 0.0015 * responses + extra)
 
 
 def max_steps(n_trainers: int, seeds: int, group_size: int, updates: int) -> int:
@@ -888,7 +891,7 @@ class Comparison:
         checkpoints: ``[C]`` the steps where the exact metrics were computed.
         reward: ``[K, S, C]`` exact expected reward.
         kl: ``[K, S, C]`` exact ``KL(pi || pi_ref)`` over whole responses (nats).
-        length: ``[K, S, C]`` exact mean response length (tokens, ``⏹`` included).
+        length: ``[K, S, C]`` exact mean response length (tokens, its end token included).
         wrong_length: ``[K, S, C]`` exact mean length of the responses that miss the pattern.
         reward_by_prompt: ``[K, S, C, P]`` exact expected reward per prompt.
         sampled_reward: ``[K, S, N]`` mean reward of the step's sampled responses.

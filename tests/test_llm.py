@@ -188,8 +188,8 @@ def test_enumeration_is_complete_and_probabilities_sum_to_one(max_len):
 
 def test_the_reward_by_hand():
     task = llm.Task(length_penalty=0.25, offset=0.5)
-    rows = {"ab⏹": 1.0, "cab⏹": 1.0, "ba⏹": 0.0, "aabab": 0.0, "⏹": 0.0, "dcab⏹": 1.0}
-    tokens = torch.tensor([[llm.VOCAB.index(c) for c in text.ljust(5, "⏹")] for text in rows])
+    rows = {"ab.": 1.0, "cab.": 1.0, "ba.": 0.0, "aabab": 0.0, ".": 0.0, "dcab.": 1.0}
+    tokens = torch.tensor([[llm.VOCAB.index(c) for c in text.ljust(5, ".")] for text in rows])
     lengths = torch.tensor([len(t) for t in rows], dtype=T)
     want = tensor(list(rows.values())) - 0.25 * lengths / 5 + 0.5
     torch.testing.assert_close(task.reward(tokens), want)

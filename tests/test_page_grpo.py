@@ -179,3 +179,16 @@ def test_the_group_bars_are_the_library_advantages():
     z = np.asarray(z, dtype=float)
     assert np.isnan(z[:, :2]).all()  # the prompt's two tokens are masked
     assert np.isfinite(z[:, 2]).all()  # every response's first token counts
+
+
+def test_the_interview_panel_lists_the_questions_with_their_links():
+    from rlviz.interview import grpo as bank
+
+    at = run_page(PAGE, query=SMALL)
+    at.session_state["grpo._questions"] = True
+    at.run()
+    assert_healthy(at)
+    text = " ".join(m.value for m in at.markdown)
+    for q in bank.QUESTIONS:
+        assert q.question in text
+        assert all(link.url in text for link in q.links)

@@ -125,7 +125,7 @@ def token_mask(view: llm.GroupView, trainer: str, *, height: int | None = None) 
     """The tokens of the group, coloured by how hard ``trainer``'s loss pushes each one (w·A).
 
     Grey cells are not counted by the loss: the prompt when it is masked, and the padding after
-    each response's ⏹.
+    each response's end token.
     """
     push = view.push(trainer)
     z = np.where(view.counted, push, np.nan)
@@ -139,8 +139,8 @@ def token_mask(view: llm.GroupView, trainer: str, *, height: int | None = None) 
     rows = _response_labels(view)
     fig = figure(height=height or 120 + 34 * g, margin=dict(l=10, r=10, t=40, b=40),
                  plot_bgcolor=MASKED,
-                 xaxis=dict(title="position (prompt, then response tokens)", side="bottom",
-                            showgrid=False, tickangle=0),
+                 xaxis=dict(title="position: the prompt's two tokens, then the response's",
+                            type="category", showgrid=False, tickangle=0),
                  yaxis=dict(autorange="reversed", showgrid=False, automargin=True))
     fig.add_trace(go.Heatmap(
         z=z, x=cols, y=rows, text=text, texttemplate="%{text}", textfont=dict(size=15),
@@ -190,8 +190,9 @@ def policy_tables(result: llm.Comparison, trainer: str, seed_index: int = 0, *,
     k = result.index(trainer)
     theta = result.logits[k, seed_index, -1]
     trained = np.exp(theta - np.logaddexp.reduce(theta, axis=-1, keepdims=True))
-    rows = [f"after {v}" if v != "⏹" else "start" for v in llm.VOCAB]
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14, subplot_titles=(
+    rows = [f"after {v}" if v != "." else "start" for v in llm.VOCAB]
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.06, shared_yaxes=True,
+                        subplot_titles=(
         "π_ref (the reference model)", f"{LABELS[trainer]} after {result.steps} steps"))
     for col, probs in ((1, result.task.ref_probs), (2, trained)):
         fig.add_trace(go.Heatmap(
@@ -200,9 +201,10 @@ def policy_tables(result: llm.Comparison, trainer: str, seed_index: int = 0, *,
             textfont=dict(size=12), showscale=col == 2, xgap=2, ygap=2,
             colorbar=dict(title=dict(text="prob.", side="right"), thickness=12),
             hovertemplate="%{y} → %{x}: %{z:.3f}<extra></extra>"), row=1, col=col)
-        fig.update_yaxes(autorange="reversed", showgrid=False, row=1, col=col)
-        fig.update_xaxes(title_text="next token", showgrid=False, row=1, col=col)
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=50, b=40))
+        fig.update_xaxes(title_text="next token", showgrid=False, type="category", row=1,
+                         col=col)
+    fig.update_yaxes(autorange="reversed", showgrid=False, type="category", automargin=True)
+    fig.update_layout(height=height, margin=dict(l=70, r=10, t=50, b=40))
     return fig
 
 

@@ -60,7 +60,7 @@ QUESTIONS = (
             "(divide by G) it is ±{a_pop}. Say which convention you use.",
             "Every token of a response gets that response's A: one number per response, no "
             "critic.",
-            "All four equal: std = 0, so A = 0 / (0 + ε) = 0 for every response. No NaN, but no "
+            "All four equal: std = 0, so A = 0 / (0 + ε) = 0 for every response: finite, but no "
             "learning signal either: that group's samples are wasted (DAPO filters such groups "
             "out and samples more).",
         ),
@@ -170,7 +170,7 @@ QUESTIONS = (
         answer=(
             "The prompt is given, not chosen by the policy: its tokens are not actions, so "
             "their log-probabilities have no place in the policy gradient (nor do the padding "
-            "tokens after ⏹).",
+            "tokens after the end token).",
             "Counting them trains the model to predict prompts, and because every parameter is "
             "shared that changes how it answers (here: a→c from the prompt 'ac' competes with "
             "the a→b the reward wants).",
