@@ -195,8 +195,9 @@ with ui.page("grpo", intro=INTRO) as page:
     fig_group, fig_mask = group_figures(args, q.inspect, step, q3.prompt, m.loss_of, view)
     ui.chart(fig_group, key="grpo.fig.group")
     ui.chart(fig_mask, key="grpo.fig.mask")
-    st.caption("Colour: w·A, how hard the first update pushes that token's log-probability "
-               "(blue up, red down). Grey: tokens the loss does not count.")
+    st.caption("Bars: one advantage per response (PPO's are per token: pick it above the grid). "
+               "Grid colour: w·A, how hard the first update pushes that token's log-probability "
+               "(blue up, red down); grey: tokens the loss does not count.")
 
     page.section("The whiteboard question")
     st.markdown("“A group's rewards are [1, 0, 0, 1]. What are the GRPO advantages?” "
@@ -214,11 +215,13 @@ with ui.page("grpo", intro=INTRO) as page:
     w = page.controls([ui.Text(name="rewards", label="Rewards of one group", value="1, 0, 0, 1",
                                area=False, max_chars=400)], container=st.container())
     worked = llm.worked_group(llm.parse_rewards(w.rewards))
-    st.dataframe(pd.DataFrame(figs.advantage_table(worked)), hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in figs.LABELS.values()})
-    for line in figs.worked_latex(worked):
-        st.latex(line)
+    left, right = st.columns([2, 3], gap="medium")
+    with left:
+        for block in figs.worked_latex(worked):
+            st.latex(block)
+    right.dataframe(pd.DataFrame(figs.advantage_table(worked)), hide_index=True,
+                    column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                   for c in figs.LABELS.values()})
 
     page.section("Estimating the KL: k1, k2, k3 against the exact value")
     e = page.controls([ui.SelectSlider(name="samples", label="Responses per estimate",

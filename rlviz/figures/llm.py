@@ -5,6 +5,7 @@ Also the toy model's table, the whiteboard arithmetic, captions and the known-an
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -103,10 +104,11 @@ def _response_labels(view: llm.GroupView) -> list[str]:
 
 def group_advantages(view: llm.GroupView, *, height: int = 400) -> go.Figure:
     """Each group trainer's advantage of every response of the group, side by side."""
-    labels = [f"{i + 1}: {t}" for i, t in enumerate(view.texts)]
+    labels = [f"{i + 1}<br>{t}" for i, t in enumerate(view.texts)]
     fig = figure(height=height, barmode="group", bargap=0.22, bargroupgap=0.04,
                  hovermode="x unified", margin=dict(l=60, r=16, t=64, b=70),
-                 xaxis=dict(title="response (its text)", tickangle=0, automargin=True),
+                 xaxis=dict(title="response (number, text)", tickangle=0, automargin=True,
+                            tickfont=dict(size=11)),
                  yaxis=dict(title="advantage of the response", zeroline=True,
                             zerolinecolor="#adb5bd"))
     for name in llm.GROUP_TRAINERS:
@@ -135,12 +137,12 @@ def token_mask(view: llm.GroupView, trainer: str, *, height: int | None = None) 
     finite = z[np.isfinite(z)]
     limit = float(np.abs(finite).max()) if finite.size and np.abs(finite).max() > 0 else 1.0
     g, t = z.shape
-    cols = ["prompt 1", "prompt 2"] + [str(i) for i in range(1, t - 1)]
+    cols = ["q₁", "q₂"] + [str(i) for i in range(1, t - 1)]
     rows = _response_labels(view)
     fig = figure(height=height or 120 + 34 * g, margin=dict(l=10, r=10, t=40, b=40),
                  plot_bgcolor=MASKED,
-                 xaxis=dict(title="position: the prompt's two tokens, then the response's",
-                            type="category", showgrid=False, tickangle=0),
+                 xaxis=dict(title="token (q₁ q₂: the prompt)", type="category",
+                            showgrid=False, tickangle=0),
                  yaxis=dict(autorange="reversed", showgrid=False, automargin=True))
     fig.add_trace(go.Heatmap(
         z=z, x=cols, y=rows, text=text, texttemplate="%{text}", textfont=dict(size=15),
@@ -209,33 +211,50 @@ def policy_tables(result: llm.Comparison, trainer: str, seed_index: int = 0, *,
 
 
 def _num(x: float, digits: int = 4) -> str:
+    """``x`` with at most ``digits`` decimals, trailing zeros dropped (LaTeX-ready)."""
     text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text.replace("-", "−")
+    return "0" if text in ("-0", "") else text
+
+
+def _exact(x: float) -> str:
+    """A number as given (up to ten significant digits), for the inputs of the arithmetic."""
+    text = f"{x:.10g}"
+    return "0" if text == "-0" else text
+
+
+def _eq(x: float, digits: int) -> str:
+    """``= x`` when ``x`` prints exactly with ``digits`` decimals, ``≈ x`` when rounded."""
+    text = _num(x, digits)
+    return ("= " if float(text) == x else r"\approx ") + text
 
 
 def worked_latex(w: llm.WorkedGroup, *, digits: int = 4) -> list[str]:
-    """The whiteboard arithmetic of GRPO's advantages for one group, as LaTeX lines.
+    """The whiteboard arithmetic of GRPO's advantages for one group, as LaTeX blocks.
 
-    Every number is printed with the same ``digits`` and the printed inputs are the values used.
+    The rewards and their sum are printed as given; every derived value is printed with
+    ``digits`` decimals, behind ``≈`` when that rounded it. Each step breaks before its result,
+    so the lines stay narrow enough for a phone.
     """
     g = w.rewards.size
-    r = ", ".join(_num(v, digits) for v in w.rewards)
-    dev = " + ".join(f"({_num(v - w.mean, digits)})^2" for v in w.rewards[:6])
-    dev += r" + \dots" if g > 6 else ""
-    eps = llm.GRPO_EPS
-    lines = [
-        rf"\bar r = \tfrac{{1}}{{{g}}}({r.replace(', ', ' + ')}) = {_num(w.mean, digits)}",
-        rf"s = \sqrt{{\tfrac{{1}}{{{g} - 1}}\big[{dev}\big]}} = {_num(w.std, digits)}",
+    squares = float(((w.rewards - w.mean) ** 2).sum())
+    power = math.log10(llm.GRPO_EPS)
+    eps = rf"10^{{{int(power)}}}" if power == int(power) else _exact(llm.GRPO_EPS)
+    mean, std = _num(w.mean, digits), _num(w.std, digits)
+    sign = "=" if float(_num(squares, digits)) == squares else r"\approx"
+    rows = [
+        rf"\bar r &= \tfrac{{1}}{{G}}\textstyle\sum_i r_i = "
+        rf"\tfrac{{{_exact(float(w.rewards.sum()))}}}{{{g}}} {_eq(w.mean, digits)}",
+        r"s &= \sqrt{\tfrac{1}{G-1}\textstyle\sum_i (r_i - \bar r)^2}",
+        rf"&{sign} \sqrt{{\tfrac{{{_num(squares, digits)}}}{{{g - 1}}}}} {_eq(w.std, digits)}",
     ]
-    shown = sorted(set(np.round(w.rewards, 12).tolist()))[:3]
-    for v in shown:
-        a = (v - w.mean) / (w.std + eps)
-        lines.append(
-            rf"r = {_num(v, digits)}:\quad A = \frac{{{_num(v, digits)} - {_num(w.mean, digits)}}}"
-            rf"{{{_num(w.std, digits)} + 10^{{-4}}}} = {_num(a, digits)}")
+    for v in sorted(set(w.rewards.tolist()))[:3]:
+        a = (v - w.mean) / (w.std + llm.GRPO_EPS)
+        rows.append(rf"A(r {{=}} {_exact(v)}) &= \frac{{{_exact(v)} - {mean}}}{{{std} + {eps}}}")
+        rows.append(rf"&{_eq(a, digits)}")
+    blocks = [r"\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}"]
     if w.all_equal:
-        lines.append(r"\text{all equal: } s = 0,\ A = 0 / 10^{-4} = 0 \text{ for every response}")
-    return lines
+        blocks.append(rf"\text{{all equal: }} s = 0,\ A = 0 / {eps} = 0")
+    return blocks
 
 
 def advantage_table(w: llm.WorkedGroup) -> dict[str, list]:
