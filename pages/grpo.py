@@ -214,14 +214,19 @@ with ui.page("grpo", intro=INTRO) as page:
                    width="stretch")
     w = page.controls([ui.Text(name="rewards", label="Rewards of one group", value="1, 0, 0, 1",
                                area=False, max_chars=400)], container=st.container())
-    worked = llm.worked_group(llm.parse_rewards(w.rewards))
-    left, right = st.columns([2, 3], gap="medium")
-    with left:
-        for block in figs.worked_latex(worked):
-            st.latex(block)
-    right.dataframe(pd.DataFrame(figs.advantage_table(worked)), hide_index=True,
-                    column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                   for c in figs.LABELS.values()})
+    try:  # a mistake here is shown here; the rest of the page does not depend on it
+        worked = llm.worked_group(llm.parse_rewards(w.rewards))
+    except InputError as err:
+        worked = None
+        st.error(str(err), icon=":material/error:")
+    if worked is not None:
+        left, right = st.columns([2, 3], gap="medium")
+        with left:
+            for block in figs.worked_latex(worked):
+                st.latex(block)
+        right.dataframe(pd.DataFrame(figs.advantage_table(worked)), hide_index=True,
+                        column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                       for c in figs.LABELS.values()})
 
     page.section("Estimating the KL: k1, k2, k3 against the exact value")
     e = page.controls([ui.SelectSlider(name="samples", label="Responses per estimate",
@@ -263,5 +268,6 @@ with ui.page("grpo", intro=INTRO) as page:
         data=lambda: {"curves": pd.DataFrame(res.table()),
                       "group": pd.DataFrame(figs.group_table(view)),
                       "kl_estimators": pd.DataFrame(figs.kl_table(study)),
-                      "whiteboard": pd.DataFrame(figs.advantage_table(worked))},
+                      **({"whiteboard": pd.DataFrame(figs.advantage_table(worked))}
+                         if worked is not None else {})},
     )

@@ -163,6 +163,8 @@ def test_the_whiteboard_presets_and_a_bad_group():
     at.text_input(key="grpo.rewards").set_value("1, x").run()
     assert not at.exception
     assert any("reward 2 of the group is not a number" in e.value for e in at.error)
+    assert len(at.get("plotly_chart")) == CHARTS  # the rest of the page is still there
+    assert all("check_circle" in r for r in checks(at))
 
 
 def test_the_group_bars_are_the_library_advantages():

@@ -139,7 +139,7 @@ def token_mask(view: llm.GroupView, trainer: str, *, height: int | None = None) 
     g, t = z.shape
     cols = ["q₁", "q₂"] + [str(i) for i in range(1, t - 1)]
     rows = _response_labels(view)
-    fig = figure(height=height or 120 + 34 * g, margin=dict(l=10, r=10, t=40, b=40),
+    fig = figure(height=height or 130 + 34 * g, margin=dict(l=10, r=10, t=40, b=56),
                  plot_bgcolor=MASKED,
                  xaxis=dict(title="token (q₁ q₂: the prompt)", type="category",
                             showgrid=False, tickangle=0),
