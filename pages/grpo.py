@@ -28,15 +28,16 @@ READ_IT = (
     "**Length:** GRPO averages each response's tokens (1/|o|), so a long wrong response is "
     "pushed down less per token than a short one: wrong responses stay longer (right chart).  \n"
     "**Group:** bars are one number per response; the grid shows each token's push w·A. "
-    "A group whose rewards are all equal gives every group trainer zero advantage: no signal.  \n"
+    "A group whose rewards are all equal gives GRPO, Dr. GRPO and RLOO zero advantage, so no "
+    "signal (REINFORCE still pushes every response up by its reward).  \n"
     "**Estimators:** k1 and k3 are unbiased for KL(π‖π_ref), k2 is not; k3 is never negative "
     "and spreads least while π stays near π_ref, but a rare token that π_ref likes far more "
     "than π makes ρ huge: far from π_ref its spread grows past k1's. As a loss term k1 has "
     "zero expected gradient (∇ log π averages to 0), so k1 *in the loss* holds nothing back."
 )
 TRY_THIS = [
-    "Predict which trainer suffers when every reward is shifted up by 1, then set the reward "
-    "offset to 1. Why do the other four not care?",
+    "Predict which trainers suffer when every reward is shifted up by 1, then set the reward "
+    "offset to 1. Why do three of them not move at all, and why does PPO recover?",
     "Set β = 0.2 and switch the estimator between k3 and k1 (KL in the loss). Which one holds "
     "the KL curve down? Then put the KL in the reward instead.",
     "Turn off *Mask the prompt*. Predict which trainer breaks, and why a group baseline "
@@ -164,9 +165,9 @@ with ui.page("grpo", intro=INTRO) as page:
     with right:
         ui.chart(shown["kl"], key="grpo.fig.kl")
     flat = res.flat_groups.mean(axis=(1, 2))
-    st.caption(figs.summary(res, "reward") + "  \nGroups with all rewards equal (no signal for "
-               "a group trainer): " + ", ".join(f"{figs.LABELS[t]} {f:.0%}"
-                                                for t, f in zip(trainers, flat, strict=True)))
+    st.caption(figs.summary(res, "reward") + "  \nGroups whose rewards were all equal (no "
+               "signal for GRPO, Dr. GRPO, RLOO), over training: " + ", ".join(
+                   f"{figs.LABELS[t]} {f:.0%}" for t, f in zip(trainers, flat, strict=True)))
 
     page.section("Response length")
     left, right = st.columns(2, gap="medium")

@@ -1018,7 +1018,7 @@ def compare(
         hist_logits[i + 1] = logits.detach().numpy()
         if values.numel():
             hist_values[i + 1] = values.detach().numpy()
-        if progress is not None and (i + 1) % max(1, n // 40) == 0:
+        if progress is not None and (i + 1) % max(1, n // 20) == 0:
             progress((i + 1) / n)
 
     checkpoints = np.unique(np.linspace(0, n, min(n, EXACT_POINTS) + 1).round().astype(int))

@@ -206,6 +206,10 @@ QUESTIONS = (
         links=(Link("grpo", {"trainers": "grpo,dr_grpo,ppo"},
                     shows="The right-hand length chart: wrong responses under GRPO stay "
                           "longest."),
+               Link("grpo", {"trainers": "grpo,dr_grpo,ppo", "beta": "0.2", "kl_in": "reward",
+                             "estimator": "k1"},
+                    shows="With the KL in the reward (summed over the tokens) GRPO's wrong "
+                          "responses grow much longer; Dr. GRPO's and PPO's do not."),
                Link("grpo", {"penalty": "0.3"},
                     shows="A length penalty in the reward shortens every trainer's responses.")),
         page="grpo",
@@ -227,15 +231,16 @@ QUESTIONS = (
             "Without a baseline a constant shift c adds c ∑ ∇ log π(y_i): zero on average but "
             "pure noise, so learning slows as c grows.",
             "Group baselines (GRPO, Dr. GRPO, RLOO) subtract the group's mean and are exactly "
-            "invariant to the shift; PPO's critic learns the shift.",
+            "invariant to the shift. PPO's critic starts at zero and must first learn the "
+            "shift: until it has, its advantages carry the offset and PPO slows too.",
         ),
         links=(Link("grpo", {"offset": "1"},
-                    shows="Offset +1: REINFORCE slows down; the group trainers' curves do not "
-                          "move at all."),),
+                    shows="Offset +1: REINFORCE slows down, PPO too until its critic has "
+                          "learned the shift; the group trainers' curves do not move at all."),),
         page="grpo",
         prediction=Prediction(
             prompt="Add 1 to every reward. Which curves change?",
-            options=("all of them", "only REINFORCE's", "only PPO's", "none"),
+            options=("all of them", "REINFORCE's, and PPO's early on", "only PPO's", "none"),
             answer=1,
         ),
     ),
