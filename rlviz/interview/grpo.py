@@ -257,7 +257,7 @@ QUESTIONS = (
             "So RLOO is Dr. GRPO up to a constant; with Adam (scale-free) and no KL term they "
             "follow the same path. GRPO adds the std division and the per-response mean.",
         ),
-        links=(Link("grpo", {"trainers": "rloo,dr_grpo", "beta": "0"},
+        links=(Link("grpo", {"trainers": "rloo,dr_grpo", "beta": "0.0"},
                     shows="With β = 0 the RLOO and Dr. GRPO curves lie on top of each "
                           "other."),),
         page="grpo",
