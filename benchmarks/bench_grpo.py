@@ -70,7 +70,7 @@ def _one_grpo_run():
     return llm.compare(["grpo"], steps=200, seeds=1)
 
 
-@case("grpo: KL estimator study (21 policies x 4096 responses)", group="grpo", budget=0.3,
+@case("grpo: KL estimator study (21 policies x 4096 responses)", group="grpo", budget=0.5,
       repeat=5)
 @one_thread
 def estimator_study():

@@ -460,12 +460,12 @@ class Task:
         import torch
 
         t = torch.as_tensor(tokens)
-        pat = torch.as_tensor(_tokens(self.pattern))
-        n = pat.numel()
-        found = torch.zeros(t.shape[:-1], dtype=torch.bool)
-        for start in range(t.shape[-1] - n + 1):
-            found |= (t[..., start : start + n] == pat).all(dim=-1)
-        return found & (t == EOS).any(dim=-1)
+        pat, length = _tokens(self.pattern), t.shape[-1]
+        starts = length - len(pat) + 1  # where the pattern can begin
+        at = t[..., :starts] == pat[0]
+        for j, tok in enumerate(pat[1:], start=1):  # and continue, token by token
+            at &= t[..., j : j + starts] == tok
+        return at.any(dim=-1) & (t[..., -1] == EOS)
 
     def reward(self, tokens) -> torch.Tensor:
         """``[...]`` the reward of responses ``[..., L]`` (padded with end tokens)."""
@@ -477,13 +477,15 @@ class Task:
 
 
 def response_lengths(tokens) -> torch.Tensor:
-    """``[...]`` tokens in each response ``[..., L]``, its end token included."""
+    """``[...]`` tokens in each response ``[..., L]`` (padded with end tokens after its end).
+
+    ``k`` content tokens and then the end token make ``k + 1``; a response cut at the limit,
+    ``L`` content tokens, makes ``L``.
+    """
     import torch
 
     t = torch.as_tensor(tokens)
-    is_end = t == EOS
-    first = is_end.to(torch.int64).argmax(dim=-1) + 1
-    return torch.where(is_end.any(dim=-1), first, t.shape[-1])
+    return ((t != EOS).sum(dim=-1) + 1).clamp(max=t.shape[-1])
 
 
 def sample_responses(logits, first_context, uniforms) -> torch.Tensor:
