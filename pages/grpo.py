@@ -107,7 +107,7 @@ def group_figures(args: tuple, trainer: str, step: int, prompt: int, loss_of: st
 
 @ui.cached_figures()
 def detail_figures(args: tuple, trainer: str, samples: int, seed: int, _study, _res):
-    return (*figs.kl_estimators(_study), figs.policy_tables(_res, trainer))
+    return (*figs.kl_estimators(_study), *figs.policy_tables(_res, trainer))
 
 
 with ui.page("grpo", intro=INTRO) as page:
@@ -234,8 +234,8 @@ with ui.page("grpo", intro=INTRO) as page:
                                        options=[64, 256, 1024, 4096], value=1024)],
                       container=st.container())
     study = estimators(args, q.inspect, e.samples, p.seed, res)
-    fig_mean, fig_spread, fig_model = detail_figures(args, q.inspect, e.samples, p.seed,
-                                                     study, res)
+    fig_mean, fig_spread, fig_ref, fig_model = detail_figures(args, q.inspect, e.samples,
+                                                              p.seed, study, res)
     left, right = st.columns(2, gap="medium")
     with left:
         ui.chart(fig_mean, key="grpo.fig.kl_mean")
@@ -243,7 +243,11 @@ with ui.page("grpo", intro=INTRO) as page:
         ui.chart(fig_spread, key="grpo.fig.kl_spread")
     st.caption(figs.kl_caption(study))
     page.section("The whole language model, before and after")
-    ui.chart(fig_model, key="grpo.fig.model")
+    left, right = st.columns(2, gap="medium")
+    with left:
+        ui.chart(fig_ref, key="grpo.fig.reference")
+    with right:
+        ui.chart(fig_model, key="grpo.fig.model")
 
     page.read_it(READ_IT)
     page.try_this(TRY_THIS)
@@ -265,7 +269,8 @@ with ui.page("grpo", intro=INTRO) as page:
     page.export(
         figures={"reward": shown["reward"], "kl": shown["kl"], "length": shown["length"],
                  "wrong_length": shown["wrong_length"], "group": fig_group, "mask": fig_mask,
-                 "kl_estimators": fig_mean, "kl_spread": fig_spread, "model": fig_model},
+                 "kl_estimators": fig_mean, "kl_spread": fig_spread, "reference": fig_ref,
+                 "model": fig_model},
         data=lambda: {"curves": pd.DataFrame(res.table()),
                       "group": pd.DataFrame(figs.group_table(view)),
                       "kl_estimators": pd.DataFrame(figs.kl_table(study)),

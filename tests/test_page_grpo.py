@@ -9,7 +9,7 @@ from tests.conftest import PAGES, assert_healthy, open_panels, run_page
 
 PAGE = PAGES / "grpo.py"
 SMALL = {"steps": "40", "seeds": "2"}  # quick where the length of training is not the point
-CHARTS = 9
+CHARTS = 10
 
 
 def checks(at):

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from rlviz import llm
 from rlviz.figures.theme import DIVERGING, INK, SEQUENTIAL, figure, hex_to_rgba
@@ -187,27 +186,31 @@ def kl_estimators(study: llm.KLStudy, *, height: int = 380) -> tuple[go.Figure, 
 
 
 def policy_tables(result: llm.Comparison, trainer: str, seed_index: int = 0, *,
-                  height: int = 330) -> go.Figure:
-    """The whole language model: π_ref(next | previous) beside the trained table."""
+                  height: int = 320) -> tuple[go.Figure, go.Figure]:
+    """The whole language model: π_ref(next | previous), and the table after training.
+
+    Two figures, so that a narrow screen stacks them instead of squeezing their numbers.
+    """
     k = result.index(trainer)
     theta = result.logits[k, seed_index, -1]
     trained = np.exp(theta - np.logaddexp.reduce(theta, axis=-1, keepdims=True))
     rows = [f"after {v}" if v != "." else "start" for v in llm.VOCAB]
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.06, shared_yaxes=True,
-                        subplot_titles=(
-        "π_ref (the reference model)", f"{LABELS[trainer]} after {result.steps} steps"))
-    for col, probs in ((1, result.task.ref_probs), (2, trained)):
+    titles = ("π_ref, the reference model",
+              f"{LABELS[trainer]} after {result.steps} steps (seed 1)")
+    out = []
+    for title, probs in zip(titles, (result.task.ref_probs, trained), strict=True):
+        fig = figure(height=height, margin=dict(l=10, r=10, t=44, b=44),
+                     title=dict(text=title, font=dict(size=14)),
+                     xaxis=dict(title="next token", type="category", showgrid=False),
+                     yaxis=dict(autorange="reversed", type="category", showgrid=False,
+                                automargin=True))
         fig.add_trace(go.Heatmap(
             z=probs, x=list(llm.VOCAB), y=rows, zmin=0, zmax=1, colorscale=SEQUENTIAL,
-            text=np.vectorize(lambda p: f"{p:.2f}")(probs), texttemplate="%{text}",
-            textfont=dict(size=12), showscale=col == 2, xgap=2, ygap=2,
-            colorbar=dict(title=dict(text="prob.", side="right"), thickness=12),
-            hovertemplate="%{y} → %{x}: %{z:.3f}<extra></extra>"), row=1, col=col)
-        fig.update_xaxes(title_text="next token", showgrid=False, type="category", row=1,
-                         col=col)
-    fig.update_yaxes(autorange="reversed", showgrid=False, type="category", automargin=True)
-    fig.update_layout(height=height, margin=dict(l=70, r=10, t=50, b=40))
-    return fig
+            text=[[f"{p:.2f}" for p in row] for row in probs], texttemplate="%{text}",
+            textfont=dict(size=12), xgap=2, ygap=2, showscale=False,
+            hovertemplate="%{y} → %{x}: %{z:.3f}<extra></extra>"))
+        out.append(fig)
+    return out[0], out[1]
 
 
 def _num(x: float, digits: int = 4) -> str:
