@@ -6,7 +6,6 @@ Also the toy model's table, the whiteboard arithmetic, captions and the known-an
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -17,9 +16,15 @@ from rlviz.figures.theme import DIVERGING, INK, SEQUENTIAL, figure, hex_to_rgba
 __all__ = [
     "COLORS",
     "LABELS",
+    "METRICS",
+    "advantage_table",
+    "checks",
     "curves",
     "group_advantages",
+    "group_table",
+    "kl_caption",
     "kl_estimators",
+    "kl_table",
     "policy_tables",
     "summary",
     "token_mask",
@@ -269,10 +274,6 @@ def advantage_table(w: llm.WorkedGroup) -> dict[str, list]:
     return out
 
 
-def trainer_labels(names: Sequence[str]) -> dict[str, str]:
-    return {n: LABELS[n] for n in names}
-
-
 def kl_caption(study: llm.KLStudy) -> str:
     """What the estimator study shows at its most drifted policy, in one caption."""
     last = int(np.argmax(study.exact))
@@ -337,7 +338,7 @@ def checks(result: llm.Comparison, view: llm.GroupView, study: llm.KLStudy,
     board = float(whiteboard.grpo_loss(view.logp, view.logp, view.logp_ref, r, mask,
                                        clip=result.settings.epsilon, beta=result.settings.beta))
     gap = max(abs(lib - board), float(np.abs(whiteboard.grpo_advantages(r) - adv["grpo"]).max()))
-    n_resp = (len(VOCAB_CONTENT) ** (result.task.max_len + 1) - 1) // 3
+    n_resp = len(llm.enumerate_responses(result.task.max_len).tokens)
     return [
         dict(label=f"All {n_resp:,} responses of every prompt: largest gap of Σ π(y) to 1",
              value=float(np.abs(total - 1).max()), reference=0.0, tol=1e-9,
@@ -369,6 +370,3 @@ def checks(result: llm.Comparison, view: llm.GroupView, study: llm.KLStudy,
         dict(label="Whiteboard version equals rlviz on this view (GRPO A and loss)",
              value=gap, reference=0.0, tol=1e-10, source="rlviz.interview.whiteboard.grpo"),
     ]
-
-
-VOCAB_CONTENT = llm.VOCAB[: llm.EOS]
