@@ -114,9 +114,10 @@ with ui.page("grpo", intro=INTRO) as page:
     p = page.controls([
         ui.MultiChoice(name="trainers", label="Trainers", options=llm.TRAINERS,
                        value=list(llm.TRAINERS), labels=figs.LABELS),
-        ui.SelectSlider(name="group", label="Group size G (responses per prompt)",
-                        options=GROUPS, value=8),
-        ui.IntSlider(name="seeds", label="Seeds per trainer", min=1, max=10, value=5),
+        ui.SelectSlider(name="group", scales_work=True, label="Group size G (responses per "
+                        "prompt)", options=GROUPS, value=8),
+        ui.IntSlider(name="seeds", scales_work=True, label="Seeds per trainer", min=1, max=10,
+                     value=5),
         ui.SelectSlider(name="lr", label="Learning rate (Adam)", options=LRS, value=0.02),
         ui.Section("KL to the reference, clip, mask", expanded=True, controls=[
             ui.SelectSlider(name="beta", label="KL coefficient β", options=BETAS, value=0.04),
@@ -124,7 +125,8 @@ with ui.page("grpo", intro=INTRO) as page:
                       value="loss", widget="segmented"),
             ui.Choice(name="estimator", label="KL estimator", options=["k1", "k3"], value="k3",
                       widget="segmented"),
-            ui.IntSlider(name="updates", label="Updates per batch μ", min=1, max=4, value=1,
+            ui.IntSlider(name="updates", scales_work=True, label="Updates per batch μ", min=1,
+                         max=4, value=1,
                          help="From the second update on the ratios leave 1 and the clip acts."),
             ui.FloatSlider(name="eps", label="Clip range ε", min=0.05, max=0.5, value=0.2,
                            step=0.05),
@@ -148,8 +150,8 @@ with ui.page("grpo", intro=INTRO) as page:
     key = page.key("steps")
     if st.session_state.get(key, 0) > limit:
         st.session_state[key] = limit
-    s = page.controls([ui.IntSlider(name="steps", label="Training steps", min=20, max=limit,
-                                    value=min(200, limit), step=10)])
+    s = page.controls([ui.IntSlider(name="steps", scales_work=True, label="Training steps",
+                                    min=20, max=limit, value=min(200, limit), step=10)])
     if limit < llm.MAX_STEPS:
         st.sidebar.caption(f"At most {limit} steps with these settings (about 2 s of training).")
     task = (llm.Task().pattern, p.penalty, p.offset)
@@ -230,7 +232,8 @@ with ui.page("grpo", intro=INTRO) as page:
                                        for c in figs.LABELS.values()})
 
     page.section("Estimating the KL: k1, k2, k3 against the exact value")
-    e = page.controls([ui.SelectSlider(name="samples", label="Responses per estimate",
+    e = page.controls([ui.SelectSlider(name="samples", scales_work=True,
+                                       label="Responses per estimate",
                                        options=[64, 256, 1024, 4096], value=1024)],
                       container=st.container())
     study = estimators(args, q.inspect, e.samples, p.seed, res)
