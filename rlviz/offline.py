@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from scipy.special import wrightomega
 
+from rlviz import optim
 from rlviz.envs import LAYOUTS, cliff_walking, gridworld
 from rlviz.mdp import TabularMDP, action_values, policy_value
 
@@ -692,18 +693,18 @@ def train_table(
     q0 = init_std * torch.randn(data.n_states, data.n_actions, generator=gen, dtype=torch.float64)
     q = q0.expand(len(alphas), -1, -1).clone().requires_grad_(True)
     alpha = torch.tensor(alphas)
-    opt = torch.optim.SGD([q], lr=lr, momentum=momentum)
+    opt = optim.SGD([q], lr=lr, momentum=momentum)
     rec = _Recorder(_record_at(steps, records))
+    y = None
     for step in range(int(steps) + 1):
-        with torch.no_grad():
-            y = bellman_targets(q, rows.rewards, rows.next_states, rows.dones, gamma)
+        if y is None or gamma > 0:  # without bootstrapping the targets are the rewards
+            with torch.no_grad():
+                y = bellman_targets(q, rows.rewards, rows.next_states, rows.dones, gamma)
         loss, td, gap = offline_loss(q, rows.states, rows.actions, y, alpha, rows.weights)
         rec(step, q, loss + rows.spread, td + rows.spread, gap)
         if step == steps:
             break
-        opt.zero_grad(set_to_none=True)
-        loss.sum().backward()
-        opt.step()
+        opt.step(torch.autograd.grad(loss.sum(), [q]))
     return rec.result(alphas, q, "table")
 
 
@@ -803,7 +804,7 @@ def train_mlp(
 
     rows = _rows(data, per_state=False, dtype=torch.float32)
     alpha = torch.tensor(alphas, dtype=torch.float32)
-    opt = torch.optim.Adam(params, lr=lr, foreach=False)
+    opt = optim.Adam(params, lr=lr)
     rec = _Recorder(_record_at(steps, records))
     for step in range(int(steps) + 1):
         q = values(params)
@@ -814,9 +815,7 @@ def train_mlp(
         rec(step, q, loss + rows.spread, td + rows.spread, gap)
         if step == steps:
             break
-        opt.zero_grad(set_to_none=True)
-        loss.sum().backward()
-        opt.step()
+        opt.step(torch.autograd.grad(loss.sum(), params))
     return rec.result(alphas, values(params), "mlp")
 
 
