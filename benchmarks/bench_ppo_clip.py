@@ -6,6 +6,9 @@ from benchmarks import case, page_rerun
 from rlviz import ppo
 from tests.test_ppo import reference_toy
 
+# Timed as the app runs torch: one intra-op thread (rlviz.ui.chrome._one_torch_thread).
+torch.set_num_threads(1)
+
 MU = (1.0, 0.5, 0.0, -0.5, -1.0)
 RATIO, ADVANTAGE = ppo.ratio_grid(200), ppo.advantage_grid(200)
 DEFAULT = dict(batch_size=64, epochs=10, minibatch_size=16, lr=0.05, epsilon=0.2, beta=1.0,

@@ -172,8 +172,7 @@ with ui.page(SLUG, intro=INTRO) as page:
             top.env, "value_iteration", *settings[2:])[1:]
         actions = tuple(best.greedy_actions.tolist())
         length = episode_length(top.env, p.slip, p.step_reward, p.goal_reward, actions)
-        # The check plays at most ROLLOUT_STEP_BUDGET steps, so the slider offers what fits.
-        most = max(200, min(MAX_EPISODES, int(dp.ROLLOUT_STEP_BUDGET / length) // 100 * 100))
+        most = dp.episodes_within_budget(length, most=MAX_EPISODES)  # what the check can play
         key = page.key("episodes")
         if st.session_state.get(key, 0) > most:
             st.session_state[key] = most

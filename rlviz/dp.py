@@ -52,6 +52,7 @@ __all__ = [
     "SweepTrace",
     "compare_with_exact",
     "evaluation_error_bound",
+    "episodes_within_budget",
     "expected_episode_length",
     "greedy_rollouts",
     "join_sweeps",
@@ -1225,6 +1226,24 @@ def expected_episode_length(mdp: TabularMDP, actions: Sequence[int], *,
         total += mass
         d = np.where(live, d @ p_pi, 0.0)
     return total
+
+
+def episodes_within_budget(length: float, *, most: int = 4000, least: int = 200,
+                           step: int = 100, budget: int = ROLLOUT_STEP_BUDGET) -> int:
+    """How many episodes of about ``length`` steps fit in ``budget`` steps, in whole ``step``s.
+
+    Args:
+        length: Expected steps of an episode (``expected_episode_length``).
+        most, least: The range of the answer (the budget's own cut-off stops play early when
+            even ``least`` episodes do not fit).
+        step: The answer is a multiple of this.
+        budget: Steps to spend.
+
+    Returns:
+        The number of episodes.
+    """
+    fits = int(budget / max(length, 1.0)) // step * step
+    return max(least, min(most, fits))
 
 
 def greedy_rollouts(
