@@ -1234,8 +1234,9 @@ def episodes_within_budget(length: float, *, most: int = 4000, least: int = 200,
 
     Args:
         length: Expected steps of an episode (``expected_episode_length``).
-        most, least: The range of the answer (the budget's own cut-off stops play early when
-            even ``least`` episodes do not fit).
+        most: The largest answer.
+        least: The smallest answer (the budget's own cut-off stops play early when even this
+            many episodes do not fit).
         step: The answer is a multiple of this.
         budget: Steps to spend.
 

@@ -205,6 +205,7 @@ def log_ticks(values: Iterable[float], *, max_ticks: int = 8) -> dict:
     Plotly's own log ticks label the minor steps with bare digits ("2 5 100 2 5"), which reads
     as a list of numbers. Here the ticks are 1-2-5 steps (10, 20, 50, 100, …) where they fit in
     ``max_ticks``, else 1-3 steps, else whole decades (thinned to fit), each labelled in full.
+    Within one decade plotly's own ticks already read as numbers, and are kept.
 
     Args:
         values: The data the axis shows (non-positive and non-finite values are ignored).
@@ -218,6 +219,8 @@ def log_ticks(values: Iterable[float], *, max_ticks: int = 8) -> dict:
     if not v.size:
         return dict(type="log")
     low, high = float(v.min()), float(v.max())
+    if high < 10 * low:  # within a decade plotly's own ticks are whole numbers already
+        return dict(type="log")
     lo, hi = math.floor(math.log10(low)), math.ceil(math.log10(high))
     ticks: list[float] = []
     for steps in ((1, 2, 5), (1, 3), (1,)):
@@ -227,7 +230,5 @@ def log_ticks(values: Iterable[float], *, max_ticks: int = 8) -> dict:
             break
     if len(ticks) > max_ticks:
         ticks = ticks[:: math.ceil(len(ticks) / max_ticks)]
-    if len(ticks) < 2:  # a narrow range: its ends, rounded to two digits
-        ticks = sorted({float(f"{low:.2g}"), float(f"{high:.2g}")})
     powers = low < 1e-3 or high >= 1e5  # then every decade as a power of ten
     return dict(type="log", tickvals=ticks, ticktext=[_tick_label(t, powers) for t in ticks])
