@@ -317,7 +317,7 @@ def gamma_figure(curve: GammaSweeps, *, gamma: float | None = None,
     """
     x, ticks = _positions(curve.gammas)
     fig = figure(
-        xaxis=dict(title=dict(text="discount γ (spaced by the horizon 1 / (1 − γ))"),
+        xaxis=dict(title=dict(text="discount γ (spaced by 1/(1 − γ))"),
                    tickvals=x, ticktext=ticks, showgrid=False),
         yaxis=dict(title=dict(text="sweeps"), **log_ticks(np.concatenate([
             curve.synchronous, curve.in_place, np.maximum(curve.policy_final, 1),
