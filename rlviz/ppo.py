@@ -493,7 +493,8 @@ def value_loss_slice(value=None, *, value_old: float, target: float,
     v_old = torch.full_like(v, float(value_old)).detach()
     ret = torch.full_like(v, float(target)).detach()
     unclipped, clipped, loss = _value_loss_terms(v, v_old, ret, eps)
-    (grad,) = torch.autograd.grad(loss.sum(), v)
+    # Each grid point is its own sample: the batch loss times G has the per-sample gradients.
+    (grad,) = torch.autograd.grad(clipped_value_loss(v, v_old, ret, epsilon=eps) * v.numel(), v)
     arrays = (v_np, unclipped.detach().numpy(), clipped.detach().numpy(), loss.detach().numpy(),
               grad.numpy())
     _readonly(*arrays)
