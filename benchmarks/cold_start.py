@@ -78,7 +78,7 @@ PROBE = """
     seen.drawn = isDrawn;
     for (const a of document.querySelectorAll('[data-testid="stSidebarNav"] a, '
         + '[data-testid="stTopNavLink"], [data-testid="stTopNavDropdownLink"]'))
-      labels.add(a.innerText.trim().split('\n').pop().trim());
+      labels.add(a.innerText.trim().split('\\n').pop().trim());
     seen.navLabels = Array.from(labels);
   };
   setInterval(tick, 10);
