@@ -8,8 +8,8 @@ no cookies), as the first visitor would. It prints, per path:
 - server start: from launching the process to its first healthy answer;
 - first byte: from the browser's navigation to the first byte of the page;
 - title: from the first byte to the page's own title on screen (target 0.5 s);
-- loading: from the first byte to the first sign of work in progress (a spinner, a
-  skeleton or a running-script indicator) or the finished view, whichever comes first;
+- loading: from the first byte to the first visible sign of work in progress (a spinner, a
+  skeleton, the running indicator, a status box) or the finished view, whichever is first;
 - drawn: from the navigation to the fully drawn default view (title, every chart drawn, no
   run in progress) beside its budget (home 3 s, any page 5 s);
 - file names: whether Streamlit's automatic navigation of file names was ever on screen.
@@ -68,10 +68,9 @@ PROBE = """
     const h1 = document.querySelector('[data-testid="stMain"] h1');
     if (seen.title === null && h1 && h1.innerText.trim() === window.__expectedTitle)
       seen.title = now;
-    const app = document.querySelector('[data-testid="stApp"]');
-    const busy = document.querySelector(
-      '[data-testid="stSpinner"], [data-testid="stSkeleton"], [data-testid="stStatusWidget"]')
-      || (app && app.getAttribute('data-test-script-state') === 'running');
+    const busy = document.querySelector('[data-testid="stSpinner"], [data-testid="stSkeleton"], '
+      + '[data-testid="stAppSkeleton"], [data-testid="stStatusWidget"], '
+      + '[data-testid="stExpanderIconSpinner"]');
     const isDrawn = drawn();
     if (seen.loading === null && (busy || isDrawn)) seen.loading = now;
     if (isDrawn && !seen.drawn) seen.drawnAt = now;

@@ -481,3 +481,42 @@ def test_progress_is_only_drawn_for_a_page():
 
     with chrome._progress("Working…"):  # no page in this thread: nothing to draw, no error
         pass
+
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_png_export_keeps_one_browser_open_between_files():
+    import plotly.graph_objects as go
+
+    from rlviz.ui import export
+
+    if not export.available():
+        pytest.skip("chromium is not installed")
+    fig = go.Figure(go.Scatter(x=[0, 1, 2], y=[1, 3, 2]))
+    try:
+        first, second = export.figure_png(fig), export.figure_png(fig, scale=1)
+        assert first.startswith(PNG_MAGIC) and second.startswith(PNG_MAGIC)
+        assert len(second) < len(first)  # half the pixels each way
+        assert export._RENDERER._running()
+    finally:
+        export._RENDERER.stop()
+    assert not export._RENDERER._running()
+
+
+@pytest.mark.slow
+def test_png_export_falls_back_to_a_one_off_browser(monkeypatch):
+    import plotly.graph_objects as go
+
+    from rlviz.ui import export
+
+    if not export.available():
+        pytest.skip("chromium is not installed")
+
+    def broken(fig, scale):
+        raise RuntimeError("the renderer is gone")
+
+    monkeypatch.setattr(export._RENDERER, "png", broken)
+    png = export.figure_png(go.Figure(go.Bar(x=["a", "b"], y=[1, 2])))
+    assert png.startswith(PNG_MAGIC)

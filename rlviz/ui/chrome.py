@@ -264,6 +264,7 @@ class Page:
         self._share: Any = None
         self._changed: Any = None
         """The box of the control this run's user changed (progress shows under it)."""
+        self._loading: Any = None
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Page:
@@ -278,11 +279,19 @@ class Page:
             self._share = st.empty()
         if self.intro:
             st.markdown(self.intro)
+        # On a session's first visit to the page, say at once that the view is on its way
+        # (Streamlit's own spinners wait half a second); cleared when the page is drawn.
+        first_visit = self.slug not in st.session_state.get(KEPT, {})
+        self._loading = st.empty()
+        if first_visit:
+            self._loading.status("Drawing this view…", state="running")
         self._top = st.container()
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         _RUN.page = None
+        if self._loading is not None:
+            self._loading.empty()
         handled = False
         if exc is not None and isinstance(exc, Exception):
             handled = True
@@ -568,8 +577,6 @@ class Page:
             with cols[0]:
                 st.markdown("**Figures**")
                 png = export.available()
-                if figures and png:
-                    export.warm()  # so that the first PNG asked for is quick too
                 for name, fig in figures.items():
                     st.download_button(
                         f"{name}.html", data=functools.partial(_figure_html, fig),
@@ -586,7 +593,7 @@ class Page:
                         )
                 if figures and png:
                     st.caption("A PNG is drawn on the server: its button shows a spinner "
-                               "until the file is ready.")
+                               "until the file is ready (the first takes a few seconds).")
                 elif figures:
                     st.caption("PNG needs Chromium on the server; the HTML file has a camera "
                                "button that saves a PNG.")
