@@ -55,8 +55,6 @@ PLOTLY_CONFIG = {
     # title and legend. Dragging still zooms, a double click resets, and the export panel
     # gives each figure as PNG and interactive HTML.
     "displayModeBar": False,
-    "displaylogo": False,
-    "toImageButtonOptions": {"format": "png", "scale": 2},
 }
 PUBLIC_URL = "RLVIZ_PUBLIC_URL"
 """Environment variable: the address students reach the app at, for share links (for example
@@ -282,6 +280,7 @@ class Page:
         # On a session's first visit to the page, say at once that the view is on its way
         # (Streamlit's own spinners wait half a second); cleared when the page is drawn.
         first_visit = self.slug not in st.session_state.get(KEPT, {})
+        self._kept()  # visited: a page without controls is drawn at once the next time
         self._loading = st.empty()
         if first_visit:
             self._loading.status("Drawing this view…", state="running")
