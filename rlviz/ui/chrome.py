@@ -73,8 +73,8 @@ def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
 
     Arguments must be hashable primitives; the result is returned as a copy, so callers cannot
     mutate the cached value. While a value is computed (a cache miss that lasts longer than
-    half a second) a spinner with the elapsed time shows where the call was made and, when a
-    control was just changed, right under that control, where the user is looking.
+    half a second) a spinner with the elapsed time shows where the call was made; the page
+    also shows one right under the control that was just changed, where the user is looking.
     """
     label = show_spinner if isinstance(show_spinner, str) else "Computing…"
 
@@ -97,20 +97,16 @@ _RUN = threading.local()
 
 @contextlib.contextmanager
 def _progress(label: str):
-    """Spinners for a computation in progress (outermost cached call of a run only).
+    """A spinner where a computation was asked for (outermost cached call of a run only).
 
     Streamlit shows a spinner only after half a second, so fast computations show nothing.
     """
-    page = getattr(_RUN, "page", None)
-    if page is None or getattr(_RUN, "busy", False):
+    if getattr(_RUN, "page", None) is None or getattr(_RUN, "busy", False):
         yield
         return
     _RUN.busy = True
     try:
-        with contextlib.ExitStack() as spinners:
-            spinners.enter_context(st.spinner(label, show_time=True))
-            if page._changed is not None:
-                spinners.enter_context(page._changed.spinner(label, show_time=True))
+        with st.spinner(label, show_time=True):
             yield
     finally:
         _RUN.busy = False
@@ -260,8 +256,8 @@ class Page:
         self._notices: list[str] = []
         self._top: Any = None
         self._share: Any = None
-        self._changed: Any = None
-        """The box of the control this run's user changed (progress shows under it)."""
+        self._busy: Any = None
+        """The spinner under the control this run's user changed, while the run lasts."""
         self._loading: Any = None
 
     # ----------------------------------------------------------------- lifecycle
@@ -289,6 +285,9 @@ class Page:
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         _RUN.page = None
+        if self._busy is not None:
+            self._busy.__exit__(None, None, None)
+            self._busy = None
         if self._loading is not None:
             self._loading.empty()
         handled = False
@@ -362,13 +361,14 @@ class Page:
             # Streamlit, which would start it at its minimum: hand it the current value.
             state[key] = state[key]
         state[f"{key}._domain"] = self._domain(control)
-        box = st.container()  # progress of a computation this control starts shows under it
-        with box:
-            value = control.render(key)
+        value = control.render(key)
         previous = kept.get(control.name, _UNSET)
-        if (self._changed is None and previous is not _UNSET
+        if (self._busy is None and previous is not _UNSET
                 and control.encode(previous) != control.encode(value)):
-            self._changed = box
+            # The person just changed this control: if the rest of the run takes more than
+            # half a second, a spinner shows right under it (until the page is drawn).
+            self._busy = st.spinner("Computing…", show_time=True)
+            self._busy.__enter__()
         kept[control.name] = value
         self._controls[control.name] = control
         DECLARED[self.slug][control.name] = control
