@@ -64,7 +64,7 @@ KEPT = "_rlviz.kept"
 session so that a page shows them again after a visit to another page."""
 FRIENDLY_ERROR = (
     "Something went wrong while drawing this view. The page still works: change a control or "
-    "press **Reset to defaults** in the sidebar. The problem has been logged."
+    "press **Reset to defaults** under *Share this view*. The problem has been logged."
 )
 
 
