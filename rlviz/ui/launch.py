@@ -8,8 +8,9 @@ things come with it:
   Streamlit never turns on its automatic navigation of the files in ``pages/`` (which it would
   otherwise show to the first visitors of a new server until ``st.navigation`` had run once).
 - ``lifespan`` runs once when the server starts, before it accepts a connection: it loads the
-  heavy libraries (``rlviz.ui.boot``) and every module the written pages import, so no
-  visitor's script run waits for an import.
+  heavy libraries (``rlviz.ui.boot``), every module the written pages import, and what plotly
+  and Streamlit only load when a first figure or table is drawn, so no visitor's script run
+  waits for an import.
 """
 
 from __future__ import annotations
@@ -65,8 +66,40 @@ def warm_up() -> float:
                     log.exception("warming up page %s: importing %s failed", info.slug, name)
             except Exception:
                 log.exception("warming up page %s: importing %s failed", info.slug, name)
+    _draw_once()
     gc.freeze()  # they live as long as the process: keep them out of every collection
     return time.perf_counter() - t0
+
+
+def _draw_once() -> None:
+    """Build, serialise and tabulate a small figure and table, as a page would.
+
+    Plotly loads the validators of a trace type or layout property on first use (a third of a
+    second for a first figure here) and Streamlit loads pyarrow for a first table.
+    """
+    import pandas as pd
+    import plotly.graph_objects as go
+    import pyarrow as pa
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("a", "b"))
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines+markers", name="a",
+                             line={"dash": "dot"}, marker={"symbol": "star"}), row=1, col=1)
+    fig.add_trace(go.Scattergl(x=[0, 1], y=[1, 0], name="b"), row=1, col=1)
+    fig.add_trace(go.Bar(x=["a", "b"], y=[1, 2], text=["1", "2"]), row=1, col=2)
+    fig.add_trace(go.Heatmap(z=[[0, 1], [1, 0]], colorbar={"title": {"text": "v"}}), row=1, col=2)
+    fig.add_annotation(text="note", x=0, y=0, showarrow=True, arrowhead=2)
+    fig.add_shape(type="rect", x0=0, x1=1, y0=0, y1=1, fillcolor="grey", opacity=0.2)
+    fig.add_vline(x=0.5, line_dash="dash")
+    fig.update_layout(title={"text": "t"}, legend={"orientation": "h"}, hovermode="x unified",
+                      sliders=[{"steps": [{"label": "0", "method": "animate", "args": [["0"]]}]}],
+                      updatemenus=[{"type": "buttons", "buttons": [{"label": "play",
+                                                                     "method": "animate"}]}])
+    fig.update_xaxes(title_text="x", type="log")
+    fig.update_yaxes(title_text="y", range=[0, 1])
+    fig.frames = [go.Frame(data=[go.Scatter(x=[0], y=[0])], name="0")]
+    fig.to_json()
+    pa.Table.from_pandas(pd.DataFrame({"a": [1.0], "b": ["x"]}))
 
 
 @contextlib.asynccontextmanager
