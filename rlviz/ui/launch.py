@@ -35,14 +35,12 @@ log = logging.getLogger("rlviz.ui")
 
 
 def page_imports(path: Path) -> list[str]:
-    """The ``rlviz`` modules a page file imports at its top level, in order."""
+    """The modules a page file imports at its top level, in order."""
     found: list[str] = []
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Import):
-            found += [a.name for a in node.names if a.name.split(".")[0] == "rlviz"]
+            found += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.split(".")[0] != "rlviz":
-                continue
             found.append(node.module)
             # ``from rlviz import dp`` imports the submodule rlviz.dp
             found += [f"{node.module}.{a.name}" for a in node.names]
