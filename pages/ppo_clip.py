@@ -217,7 +217,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
     ])
     page.equations([
         ("Probability ratio (Schulman et al., 2017, eq. 6)",
-         r"r_t(\theta)=\frac{\pi_\theta(a_t\mid s_t)}{\pi_{\theta_\text{old}}(a_t\mid s_t)},\qquad"
+         r"r_t(\theta)=\frac{\pi_\theta(a_t\mid s_t)}{\pi_{\theta_\text{old}}(a_t\mid s_t)},\qquad "
          r"L^{CPI}(\theta)=\hat{\mathbb{E}}_t\left[r_t(\theta)\,\hat A_t\right]"),
         ("Clipped surrogate (eq. 7)",
          r"L^{CLIP}(\theta)=\hat{\mathbb{E}}_t\left[\min\left(r_t\hat A_t,\;"
