@@ -1,0 +1,419 @@
+"""Figures of the preference-learning page: the reward model against gold, the policies, the
+over-optimisation chart, training, DPO's implicit reward, and the worked losses.
+
+Multi-panel figures are laid out directly (axis domains as plain dicts, one ``go.Figure`` call).
+Colours: one per method (π_ref grey, the closed form blue, best-of-n orange, DPO violet, the
+policy gradient green); gold reward amber and the reward model teal wherever rewards are drawn;
+on the over-optimisation chart solid lines are gold and dashed lines the proxy.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from rlviz.figures.theme import DIVERGING, INK, MUTED, color, hex_to_rgba
+from rlviz.preferences import GOLD_PEAK, Data, PolicyRun, Scores
+
+__all__ = [
+    "COLORS",
+    "LABELS",
+    "frontier_figure",
+    "implicit_reward_figure",
+    "policies_figure",
+    "policy_table",
+    "reward_figure",
+    "training_figure",
+    "worked_bt",
+    "worked_dpo",
+]
+
+COLORS = {
+    "reference": color("behaviour"),
+    "closed_form": "#1c7ed6",
+    "best_of_n": "#e8590c",
+    "dpo": "#7048e8",
+    "policy_gradient": "#2b8a3e",
+    "gold": "#e67700",
+    "proxy": "#0c8599",
+}
+LABELS = {
+    "reference": "π_ref",
+    "closed_form": "closed form π*",
+    "dpo": "DPO",
+    "policy_gradient": "KL-penalised PG",
+    "best_of_n": "best-of-n",
+}
+NO_DATA = "rgba(134,142,150,0.14)"
+NEG, POS = DIVERGING[0][1], DIVERGING[-1][1]
+LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.14, x=0.0)
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """``(first, last)`` index of each run of True in a 1-D mask."""
+    padded = np.concatenate([[False], mask, [False]]).astype(np.int8)
+    edges = np.flatnonzero(np.diff(padded))
+    return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def _uncovered(data: Data, yref: str = "paper", y0: float = 0.0, y1: float = 1.0) -> list[dict]:
+    """Grey bands over the responses that appear in no pair."""
+    x, half = data.space.x, 0.5 * float(data.space.x[1] - data.space.x[0])
+    return [dict(type="rect", xref="x", yref=yref, x0=x[a] - half, x1=x[b] + half, y0=y0,
+                 y1=y1, fillcolor=NO_DATA, line_width=0, layer="below")
+            for a, b in _runs(data.counts == 0)]
+
+
+def _peak_line(y0: float = 0.0, y1: float = 1.0) -> dict:
+    return dict(type="line", xref="x", yref="paper", x0=GOLD_PEAK, x1=GOLD_PEAK, y0=y0, y1=y1,
+                line=dict(color=COLORS["gold"], width=1.2, dash="dot"))
+
+
+def _title(text: str, y: float) -> dict:
+    return dict(text=f"<b>{text}</b>", xref="paper", yref="paper", x=0.0, y=y,
+                xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=13))
+
+
+# ----------------------------------------------------------------------- the reward model
+def reward_figure(data: Data, *, height: int = 640) -> go.Figure:
+    """Gold and learned reward per response, the model's error, and where the pairs are.
+
+    Three panels over the length axis: rewards (the model shifted to gold's mean under
+    ``π_ref``: a Bradley–Terry reward is known only up to a constant), the error ``r̂ − r*``,
+    and ``π_ref`` beside each response's share of the pairs. Grey bands: no pair touches them.
+    """
+    s = data.space
+    x = s.x
+    proxy = data.aligned(data.proxy)
+    err = proxy - s.gold
+    share = data.counts / (2.0 * data.pairs.n)
+    width = float(x[1] - x[0]) * 0.8
+    traces = [
+        go.Scatter(x=x, y=s.gold, name="gold reward r* (hidden)", mode="lines",
+                   line=dict(color=COLORS["gold"], width=3),
+                   hovertemplate="length %{x:.3f}<br>r* %{y:.3f}<extra>gold</extra>"),
+        go.Scatter(x=x, y=proxy, name="reward model r̂ (learned)", mode="lines+markers",
+                   marker=dict(size=4), line=dict(color=COLORS["proxy"], width=2.4),
+                   hovertemplate="length %{x:.3f}<br>r̂ %{y:.3f}<extra>reward model</extra>"),
+        go.Bar(x=x, y=err, width=width, name="error r̂ − r*", xaxis="x2", yaxis="y2",
+               marker_color=np.where(err >= 0, POS, NEG).tolist(), showlegend=False,
+               hovertemplate="length %{x:.3f}<br>r̂ − r* %{y:.3f}<extra></extra>"),
+        go.Bar(x=x, y=s.p_ref, width=width, name="π_ref", xaxis="x3", yaxis="y3",
+               marker_color=hex_to_rgba(COLORS["reference"], 0.55),
+               hovertemplate="length %{x:.3f}<br>π_ref %{y:.4f}<extra></extra>"),
+        go.Scatter(x=x, y=share, name="share of the pairs", mode="markers", xaxis="x3",
+                   yaxis="y3", marker=dict(size=6, color=COLORS["proxy"], symbol="circle-open",
+                                           line=dict(width=1.6)),
+                   hovertemplate="length %{x:.3f}<br>in %{customdata} pairs<extra></extra>",
+                   customdata=data.counts),
+    ]
+    span = [float(x[0]) - width, float(x[-1]) + width]
+    top, mid, low = [0.52, 1.0], [0.30, 0.44], [0.0, 0.20]
+    shapes = _uncovered(data) + [_peak_line()]
+    layout = go.Layout(
+        height=height, bargap=0.1, shapes=shapes,
+        legend=dict(orientation="h", yanchor="bottom", y=1.01, x=0.0),
+        margin=dict(l=60, r=20, t=50, b=50),
+        xaxis=dict(domain=[0, 1], anchor="y", range=span, showticklabels=False, matches="x3"),
+        yaxis=dict(domain=top, title=dict(text="reward")),
+        xaxis2=dict(domain=[0, 1], anchor="y2", range=span, showticklabels=False,
+                    matches="x3"),
+        yaxis2=dict(domain=mid, title=dict(text="r̂ − r*"), zeroline=True,
+                    zerolinecolor="#ced4da"),
+        xaxis3=dict(domain=[0, 1], anchor="y3", range=span,
+                    title=dict(text="response length (0 = shortest, 1 = longest)")),
+        yaxis3=dict(domain=low, title=dict(text="probability"), rangemode="tozero"),
+        annotations=[
+            _title("The reward model's error", mid[1] + 0.01),
+            _title("Where the pairs are: π_ref and each response's share", low[1] + 0.01),
+            dict(x=GOLD_PEAK, y=1.0, xref="x", yref="paper", yanchor="top", xanchor="left",
+                 xshift=4, showarrow=False, text="gold's best length",
+                 font=dict(size=11, color=COLORS["gold"])),
+        ],
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+# ------------------------------------------------------------------------------ policies
+def policies_figure(run: PolicyRun, data: Data, *, height: int = 440) -> go.Figure:
+    """π_ref, the closed-form π*, DPO, the policy gradient and best-of-n over the responses."""
+    x = data.space.x
+    p = {name: np.exp(lp) for name, lp in run.logp.items()}
+    pg_runs = np.exp(run.pg.logp[-1])  # [R, K]
+    traces = [
+        go.Scatter(x=x, y=p["reference"], name=LABELS["reference"], mode="lines",
+                   line=dict(color=COLORS["reference"], width=1.5), fill="tozeroy",
+                   fillcolor=hex_to_rgba(COLORS["reference"], 0.25),
+                   hovertemplate="length %{x:.3f}<br>π_ref %{y:.4f}<extra></extra>"),
+        go.Scatter(x=x, y=p["closed_form"], name=f"closed form π* (β = {run.beta:g})",
+                   mode="lines", line=dict(color=COLORS["closed_form"], width=3.2),
+                   hovertemplate="length %{x:.3f}<br>π* %{y:.4f}<extra></extra>"),
+        go.Scatter(x=x, y=p["best_of_n"], name=f"best-of-{run.bon.n}", mode="lines",
+                   line=dict(color=COLORS["best_of_n"], width=2, dash="dash"),
+                   hovertemplate="length %{x:.3f}<br>best-of-n %{y:.4f}<extra></extra>"),
+        go.Scatter(x=x, y=p["dpo"], name="DPO", mode="markers",
+                   marker=dict(color=COLORS["dpo"], size=8, symbol="circle-open",
+                               line=dict(width=2)),
+                   hovertemplate="length %{x:.3f}<br>DPO %{y:.4f}<extra></extra>"),
+        go.Scatter(x=x, y=p["policy_gradient"],
+                   name=f"KL-penalised PG (mean of {pg_runs.shape[0]} runs)", mode="markers",
+                   marker=dict(color=COLORS["policy_gradient"], size=7, symbol="x-thin",
+                               line=dict(width=2, color=COLORS["policy_gradient"])),
+                   error_y=dict(type="data", symmetric=False,
+                                array=pg_runs.max(0) - p["policy_gradient"],
+                                arrayminus=p["policy_gradient"] - pg_runs.min(0),
+                                color=hex_to_rgba(COLORS["policy_gradient"], 0.5),
+                                thickness=1.2, width=0),
+                   hovertemplate="length %{x:.3f}<br>PG %{y:.4f}<extra></extra>"),
+    ]
+    layout = go.Layout(
+        height=height, shapes=_uncovered(data) + [_peak_line()],
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0),
+        margin=dict(l=60, r=20, t=70, b=50),
+        xaxis=dict(title=dict(text="response length"),
+                   range=[-0.02, 1.02]),
+        yaxis=dict(title=dict(text="probability"), rangemode="tozero"),
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+def policy_table(run: PolicyRun, data: Data) -> pd.DataFrame:
+    """Each policy's exact KL, √KL, proxy and gold rewards (relative to π_ref) and objective."""
+    table, objective = run.table(data), run.objective(data)
+    rows = []
+    for name, sc in table.items():
+        label = f"best-of-{run.bon.n}" if name == "best_of_n" else LABELS[name]
+        rows.append({
+            "policy": label, "KL(π‖π_ref)": float(sc.kl), "√KL": float(sc.sqrt_kl),
+            "proxy r̂ gain": float(sc.proxy), "gold r* gain": float(sc.gold),
+            f"r̂ − {run.beta:g}·KL": objective[name],
+        })
+    return pd.DataFrame(rows)
+
+
+# -------------------------------------------------------------------- over-optimisation
+def _curve(d, y, name, c, dash, group, hover, custom, show=True, width=2.6) -> go.Scatter:
+    return go.Scatter(x=d, y=y, name=name, mode="lines", legendgroup=group, showlegend=show,
+                      line=dict(color=c, dash=dash, width=width), customdata=custom,
+                      hovertemplate=hover)
+
+
+def frontier_figure(data: Data, run: PolicyRun, *, height: int = 500) -> go.Figure:
+    """Gold and proxy reward against √KL for the β sweep and best-of-n, choices marked.
+
+    Solid: gold reward; dashed: the reward model's (the proxy). Thin dotted: the functional
+    forms of Gao, Schulman & Hilton (2022) fitted to the gold curves, and the best gold reward
+    any policy reaches at that KL (the gold reward's own π*).
+    """
+    f = data.frontier
+    c_cf, c_bon = COLORS["closed_form"], COLORS["best_of_n"]
+    hover_b = ("β = %{customdata:.3g}<br>√KL %{x:.3f}<br>%{y:.3f}<extra>%{fullData.name}"
+               "</extra>")
+    hover_n = ("n = %{customdata}<br>√KL %{x:.3f}<br>%{y:.3f}<extra>%{fullData.name}"
+               "</extra>")
+    traces = [
+        _curve(f.sweep.sqrt_kl, f.sweep.gold, "π*_β: gold", c_cf, "solid", "cf", hover_b,
+               f.betas),
+        _curve(f.sweep.sqrt_kl, f.sweep.proxy, "π*_β: proxy", c_cf, "dash", "cf", hover_b,
+               f.betas),
+        _curve(f.bon.sqrt_kl, f.bon.gold, "best-of-n: gold", c_bon, "solid", "bon", hover_n,
+               f.ns),
+        _curve(f.bon.sqrt_kl, f.bon.proxy, "best-of-n: proxy", c_bon, "dash", "bon", hover_n,
+               f.ns),
+        _curve(f.gold_sweep.sqrt_kl, f.gold_sweep.gold, "best gold at this KL (π* of r*)",
+               INK, "dot", "gold", hover_b, f.betas, width=1.4),
+    ]
+    for d_max, (a, b), form, c, group in (
+        (f.sweep.sqrt_kl.max(), f.fit_sweep, "rl", c_cf, "cf"),
+        (f.bon.sqrt_kl.max(), f.fit_bon, "bon", c_bon, "bon"),
+    ):
+        d = np.linspace(1e-3, float(d_max), 120)
+        y = d * (a - b * (np.log(d) if form == "rl" else d))
+        text = (f"Gao et al. fit d(α − β log d): α = {a:.2f}, β = {b:.2f}" if form == "rl"
+                else f"Gao et al. fit d(α − β d): α = {a:.2f}, β = {b:.2f}")
+        traces.append(go.Scatter(x=d, y=y, mode="lines", name=text, legendgroup=group,
+                                 line=dict(color=c, dash="dot", width=1.3),
+                                 hovertemplate=text + "<extra></extra>"))
+    table = run.table(data)
+    marks = (
+        ("closed_form", f"π* at β = {run.beta:g}", "circle", 13),
+        ("best_of_n", f"best-of-{run.bon.n}", "diamond", 13),
+        ("dpo", "DPO", "circle-open", 16),
+        ("policy_gradient", "KL-penalised PG", "x-thin", 12),
+    )
+    for name, label, symbol, size in marks:
+        sc: Scores = table[name]
+        d = float(sc.sqrt_kl)
+        extra = (f"<br>KL {float(sc.kl):.3f} (bound log n − (n−1)/n = {run.bon.kl_bound:.3f})"
+                 if name == "best_of_n" else f"<br>KL {float(sc.kl):.3f}")
+        traces.append(go.Scatter(
+            x=[d, d], y=[float(sc.gold), float(sc.proxy)], mode="markers", name=label,
+            marker=dict(color=COLORS[name], size=size, symbol=symbol,
+                        line=dict(width=2, color=COLORS[name] if "open" in symbol or
+                                  "thin" in symbol else "white")),
+            hovertemplate=label + extra + "<br>%{y:.3f}<extra></extra>",
+        ))
+    ys = np.concatenate([f.sweep.gold, f.sweep.proxy, f.bon.gold, f.bon.proxy,
+                         f.gold_sweep.gold, [float(table[n].proxy) for n in table]])
+    lo, hi = float(np.min(ys)), float(np.max(ys))
+    pad = 0.08 * max(hi - lo, 0.1)
+    layout = go.Layout(
+        height=height, legend=LEGEND_BELOW | dict(y=-0.16),
+        margin=dict(l=60, r=20, t=20, b=170),
+        xaxis=dict(title=dict(text="√KL(π‖π_ref)  (nats^½)"), rangemode="tozero"),
+        yaxis=dict(title=dict(text="reward gain over π_ref"), zeroline=True,
+                   zerolinecolor="#ced4da", range=[lo - pad, hi + pad]),
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+# ------------------------------------------------------------------------------ training
+def _band(steps, values, c, name, axis, show) -> list[go.Scatter]:
+    """Mean of the runs with a 95% t-interval band (no band for one run)."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=float)  # [T, R]
+    runs = values.shape[1]
+    mean = values.mean(axis=1)
+    out = []
+    if runs > 1:
+        half = stats.t.ppf(0.975, runs - 1) * values.std(axis=1, ddof=1) / math.sqrt(runs)
+        out.append(go.Scatter(
+            x=np.concatenate([steps, steps[::-1]]), y=np.concatenate([mean + half,
+                                                                     (mean - half)[::-1]]),
+            fill="toself", fillcolor=hex_to_rgba(c, 0.18), line=dict(width=0),
+            hoverinfo="skip", showlegend=False, xaxis=f"x{axis}", yaxis=f"y{axis}",
+            legendgroup=name))
+    out.append(go.Scatter(x=steps, y=mean, mode="lines", name=name, legendgroup=name,
+                          showlegend=show, line=dict(color=c, width=2.2), xaxis=f"x{axis}",
+                          yaxis=f"y{axis}",
+                          hovertemplate="step %{x}<br>%{y:.4f}<extra>" + name + "</extra>"))
+    return out
+
+
+def training_figure(run: PolicyRun, data: Data, *, height: int = 620) -> go.Figure:
+    """DPO and the policy gradient step by step: objective, gold reward, KL; π*'s as targets."""
+    beta, target = run.beta, run.table(data)["closed_form"]
+    dc, pc = run.dpo_curves, run.pg_curves
+    r = run.pg.logp.shape[1]
+    pg_name = f"KL-penalised PG (mean of {r} runs, 95% band)" if r > 1 else "KL-penalised PG"
+    panels = (
+        (f"Objective gain: E[r̂] − E_ref[r̂] − {beta:g}·KL", dc.proxy - beta * dc.kl,
+         pc.proxy - beta * pc.kl, float(target.proxy - beta * target.kl)),
+        ("Gold reward gain E[r*] − E_ref[r*]", dc.gold, pc.gold, float(target.gold)),
+        ("KL(π‖π_ref): exact; dotted: PG's sampled k1", dc.kl, pc.kl, float(target.kl)),
+    )
+    traces: list[go.Scatter] = []
+    layout: dict = dict(height=height, annotations=[], margin=dict(l=60, r=20, t=60, b=50),
+                        legend=dict(orientation="h", yanchor="bottom", y=1.04, x=0.0))
+    gap, h = 0.1, (1.0 - 0.2) / 3
+    for k, (title, dpo_y, pg_y, goal) in enumerate(panels):
+        axis = "" if k == 0 else str(k + 1)
+        top = 1.0 - k * (h + gap)
+        traces.append(go.Scatter(
+            x=run.dpo.steps, y=dpo_y, mode="lines", name="DPO",
+            legendgroup="dpo", showlegend=k == 0, line=dict(color=COLORS["dpo"], width=2.2),
+            xaxis=f"x{axis}", yaxis=f"y{axis}",
+            hovertemplate="step %{x}<br>%{y:.4f}<extra>DPO</extra>"))
+        traces += _band(run.pg.steps, pg_y, COLORS["policy_gradient"], pg_name, axis, k == 0)
+        if k == 2 and run.pg.kl_estimate is not None:
+            traces.append(go.Scatter(
+                x=run.pg.steps, y=run.pg.kl_estimate.mean(axis=1), mode="lines",
+                name="PG's sampled KL (batch mean of k1)", showlegend=False,
+                line=dict(color=COLORS["policy_gradient"], width=1.2, dash="dot"),
+                xaxis=f"x{axis}", yaxis=f"y{axis}",
+                hovertemplate="step %{x}<br>sampled k1 %{y:.4f}<extra></extra>"))
+        end = max(int(run.dpo.steps[-1]), int(run.pg.steps[-1]))
+        traces.append(go.Scatter(
+            x=[0, end], y=[goal, goal], mode="lines", name="closed form π* (the target)",
+            legendgroup="target", showlegend=k == 0,
+            line=dict(color=COLORS["closed_form"], width=1.5, dash="dash"), xaxis=f"x{axis}",
+            yaxis=f"y{axis}", hovertemplate=f"π*: {goal:.4f}<extra></extra>"))
+        layout[f"xaxis{axis}"] = dict(domain=[0, 1], anchor=f"y{axis}",
+                                      title=dict(text="gradient step") if k == 2 else None)
+        layout[f"yaxis{axis}"] = dict(domain=[max(top - h, 0.0), top], anchor=f"x{axis}")
+        layout["annotations"].append(_title(title, top + 0.005))
+    return go.Figure(data=traces, layout=go.Layout(**layout))
+
+
+# ------------------------------------------------------------------ DPO's implicit reward
+def implicit_reward_figure(run: PolicyRun, data: Data, *, height: int = 440) -> go.Figure:
+    """DPO's implicit reward β log(π/π_ref) against the reward model's, both shifted.
+
+    Each point is a response; both rewards are shifted to the gold reward's mean under π_ref
+    (each is known only up to a constant). On the features, DPO's points lie on the diagonal.
+    """
+    space = data.space
+    implicit = data.aligned(run.beta * (run.logp["dpo"] - space.log_ref))
+    proxy = data.aligned(data.proxy)
+    covered = data.counts > 0
+    lo = float(min(implicit.min(), proxy.min()))
+    hi = float(max(implicit.max(), proxy.max()))
+    pad = 0.05 * max(hi - lo, 0.1)
+    traces = [go.Scatter(x=[lo - pad, hi + pad], y=[lo - pad, hi + pad], mode="lines",
+                         name="equal (up to the shift)", line=dict(color=MUTED, dash="dash",
+                                                                   width=1.2),
+                         hoverinfo="skip")]
+    for mask, label, style in ((covered, "responses in the pairs", dict(
+            color=COLORS["dpo"], size=8)), (~covered, "responses in no pair", dict(
+            color="white", size=8, line=dict(color=COLORS["dpo"], width=1.5)))):
+        if mask.any():
+            traces.append(go.Scatter(
+                x=proxy[mask], y=implicit[mask], mode="markers", name=label, marker=style,
+                customdata=space.x[mask],
+                hovertemplate="length %{customdata:.3f}<br>r̂ %{x:.3f}<br>β log π/π_ref "
+                "%{y:.3f}<extra></extra>"))
+    layout = go.Layout(
+        height=height, legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0),
+        margin=dict(l=60, r=20, t=50, b=50),
+        xaxis=dict(title=dict(text="reward model r̂(y) (shifted)"), range=[lo - pad, hi + pad]),
+        yaxis=dict(title=dict(text="DPO's β·log π(y)/π_ref(y) (shifted)"),
+                   range=[lo - pad, hi + pad]),
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+# ------------------------------------------------------------------------- worked losses
+def _n(x: float) -> str:
+    """A number as LaTeX: as many digits as it carries (up to 6 significant)."""
+    text = f"{float(x):.6g}"
+    if "e" in text:
+        mant, exp = text.split("e")
+        return rf"{mant}\times 10^{{{int(exp)}}}"
+    return text
+
+
+def _p(x: float) -> str:
+    """A number in parentheses when negative."""
+    return f"({_n(x)})" if x < 0 else _n(x)
+
+
+def worked_bt(r_w: float, r_l: float, loss: float) -> list[str]:
+    """The Bradley–Terry loss of one pair, step by step (``loss`` from the library)."""
+    margin = r_w - r_l
+    prob = 1.0 / (1.0 + math.exp(-margin)) if margin > -700 else 0.0
+    return [
+        rf"\Delta = r_w - r_l = {_n(r_w)} - {_p(r_l)} = {_n(margin)}",
+        rf"P(y_w \succ y_l) = \sigma(\Delta) = \frac{{1}}{{1 + e^{{{_n(-margin)}}}}} = "
+        rf"{_n(prob)}",
+        rf"\mathcal{{L}}_{{BT}} = -\log\sigma(\Delta) = \log\big(1 + e^{{{_n(-margin)}}}\big) = "
+        rf"{_n(loss)}",
+    ]
+
+
+def worked_dpo(logp_w: float, logp_l: float, ref_w: float, ref_l: float, beta: float,
+               loss: float) -> list[str]:
+    """The DPO loss of one pair, step by step (``loss`` from the library)."""
+    rw, rl = logp_w - ref_w, logp_l - ref_l
+    z = beta * (rw - rl)
+    return [
+        rf"\log\tfrac{{\pi(y_w)}}{{\pi_{{ref}}(y_w)}} = {_n(logp_w)} - {_p(ref_w)} = {_n(rw)}"
+        rf", \qquad \log\tfrac{{\pi(y_l)}}{{\pi_{{ref}}(y_l)}} = {_n(logp_l)} - {_p(ref_l)} = "
+        rf"{_n(rl)}",
+        rf"z = \beta\,({_n(rw)} - {_p(rl)}) = {_n(beta)} \times {_p(rw - rl)} = {_n(z)}",
+        rf"\mathcal{{L}}_{{DPO}} = -\log\sigma(z) = \log\big(1 + e^{{{_n(-z)}}}\big) = {_n(loss)}"
+        rf"\quad (\log 2 = {_n(math.log(2))}\text{{ at }} \pi = \pi_{{ref}})",
+    ]

@@ -1,0 +1,1041 @@
+r"""Preference learning on a response space small enough to enumerate: reward models, the
+KL-regularised optimum, DPO, best-of-n and over-optimisation.
+
+The toy. One prompt, ``K`` candidate responses ordered by length ``x ∈ [0, 1]``. A hidden *gold*
+reward ``r*(x) = 3 sin(3.4 x)`` stands in for what people really want: longer answers are better
+up to a point (``x ≈ 0.46``), then worse. The reference policy ``π_ref`` (the supervised model)
+writes short answers, ``π_ref(y) ∝ exp(−(x_y − 0.3)² / 2σ²)``. Pairs of responses are drawn from
+``π_ref`` and labelled by Bradley–Terry on the gold reward,
+
+.. math::  P(y_1 \succ y_2) = \sigma\big(r^*(y_1) - r^*(y_2)\big),
+
+optionally with a share of labels flipped. A reward model ``r̂(y) = φ(y)ᵀθ`` on Legendre
+features of the length is fitted to those pairs by the Bradley–Terry loss; with degree 1 it
+learns "longer is better", which is right where the pairs are and wrong beyond them.
+
+Every policy is scored exactly, by enumeration: its KL to ``π_ref``, and its expected proxy
+(``r̂``) and gold (``r*``) rewards, both relative to ``π_ref``'s. The policies are
+
+* the closed-form optimum of ``E_π[r̂] − β KL(π‖π_ref)``: ``π* ∝ π_ref exp(r̂/β)`` (for a sweep
+  of β, and at the chosen one);
+* best-of-n from ``π_ref`` ranked by ``r̂``: its exact distribution, ties included;
+* DPO, trained by gradient steps on the same pairs (no reward model, no sampling);
+* a KL-penalised policy gradient from samples (REINFORCE with a leave-one-out baseline on
+  ``r̂(y) − β (log π(y) − log π_ref(y))``: the PPO-RLHF objective with the KL folded into the
+  reward), several seeded runs at once along a leading axis.
+
+DPO and the policy gradient use one policy class: ``log π_u = log π_ref + Φ u / β − log Z``,
+with ``Φ`` the reward model's features (``policy="features"``) or the identity (one logit per
+response, ``policy="table"``). ``u`` is in reward units: ``β log(π_u / π_ref) = Φ u + const``,
+so an Adam step moves the policy equally far at every β. On the features, ``π*`` lies in the
+class (``u = θ``), and DPO's loss in ``u`` *is* the Bradley–Terry loss in ``θ``: DPO lands on the
+closed form of the reward model (Rafailov et al. 2023, §4).
+
+Torch is imported only inside the functions that train, so ``import rlviz.preferences`` stays
+light. The losses take numpy arrays or torch tensors alike. Nothing changes torch's global state.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.polynomial import legendre
+
+from rlviz.errors import InputError
+
+__all__ = [
+    "BETAS",
+    "ESTIMATORS",
+    "GOLD_PEAK",
+    "MAX_PAIRS",
+    "MAX_RESPONSES",
+    "POLICIES",
+    "BestOfN",
+    "Data",
+    "Frontier",
+    "Pairs",
+    "PolicyRun",
+    "ResponseSpace",
+    "RewardModel",
+    "Scores",
+    "Training",
+    "Verification",
+    "alignment",
+    "best_of_n",
+    "best_of_n_stats",
+    "bradley_terry_loss",
+    "dpo_loss",
+    "dpo_population_fit",
+    "fit_reward_model",
+    "frontier",
+    "gao_fit",
+    "kl_objective",
+    "kl_optimal_policy",
+    "label_accuracy",
+    "numerical_optimum",
+    "pair_accuracy",
+    "preference_data",
+    "response_space",
+    "sample_pairs",
+    "sampled_kl",
+    "scores",
+    "train_dpo",
+    "train_policy_gradient",
+    "verify",
+]
+
+MAX_RESPONSES = 256
+MAX_PAIRS = 5000
+MAX_DEGREE = 6
+MAX_STEPS = 2000
+MAX_RUNS = 16
+MAX_BATCH = 256
+POLICIES = ("features", "table")
+"""DPO's and the policy gradient's parameterisations: on the reward model's features, or one
+logit per response."""
+ESTIMATORS = ("k1", "k2", "k3")
+GOLD_PEAK = math.pi / (2 * 3.4)
+"""Length at which the gold reward ``3 sin(3.4 x)`` peaks."""
+BETAS = tuple(float(b) for b in np.geomspace(0.01, 10.0, 61))
+"""The β sweep of the over-optimisation chart (log-spaced, large KL to none)."""
+BON_NS = tuple(int(n) for n in np.unique(np.round(np.geomspace(1, 1024, 72)).astype(int)))
+"""The n of best-of-n on the over-optimisation chart (1 to 1024)."""
+L2 = 1e-3
+"""Ridge weight on θ (reward model) and on u (DPO): the same, so that their optima coincide."""
+LR = 0.05
+"""Adam's learning rate, in reward units, for DPO and the policy gradient."""
+
+
+# ------------------------------------------------------------------------------ the losses
+def _torch_or_numpy(x: Any):
+    """``torch`` for a torch tensor, ``numpy`` for anything else (torch is not imported)."""
+    if type(x).__module__.startswith("torch"):
+        import torch
+
+        return torch
+    return np
+
+
+def _softplus(z: Any) -> Any:
+    """``log(1 + e^z)`` without overflow, for arrays, floats and tensors."""
+    xp = _torch_or_numpy(z)
+    if xp is np:
+        return np.logaddexp(0.0, z)
+    return xp.nn.functional.softplus(z)
+
+
+def bradley_terry_loss(r_chosen: Any, r_rejected: Any) -> Any:
+    r"""Bradley–Terry negative log-likelihood of one preference, elementwise.
+
+    ``−log σ(r_w − r_l) = log(1 + e^{−(r_w − r_l)})``, computed as a softplus so that a large
+    margin of either sign neither overflows nor loses precision. Only the difference of the two
+    rewards enters: adding a constant to every reward changes nothing.
+
+    Source: Bradley & Terry (1952); the reward-model loss of Ouyang et al. (2022), eq. 1.
+
+    Args:
+        r_chosen: Reward of the preferred response ``y_w`` (array, float or torch tensor).
+        r_rejected: Reward of the other one ``y_l``, the same shape.
+
+    Returns:
+        The loss of each pair (same type and shape).
+    """
+    return _softplus(-(r_chosen - r_rejected))
+
+
+def dpo_loss(logp_chosen: Any, logp_rejected: Any, ref_chosen: Any, ref_rejected: Any, *,
+             beta: float) -> Any:
+    r"""Direct preference optimisation loss of one pair, elementwise.
+
+    ``−log σ(β[(log π(y_w) − log π_ref(y_w)) − (log π(y_l) − log π_ref(y_l))])``: the
+    Bradley–Terry loss of the implicit reward ``β log(π/π_ref)``, whose partition function
+    cancels in the difference. At ``π = π_ref`` it is ``log 2``.
+
+    Source: Rafailov et al. (2023), "Direct Preference Optimization", eq. 7.
+
+    Args:
+        logp_chosen: ``log π(y_w)`` of the policy being trained.
+        logp_rejected: ``log π(y_l)``.
+        ref_chosen: ``log π_ref(y_w)``.
+        ref_rejected: ``log π_ref(y_l)``.
+        beta: KL coefficient β > 0.
+
+    Returns:
+        The loss of each pair.
+    """
+    return bradley_terry_loss(beta * (logp_chosen - ref_chosen),
+                              beta * (logp_rejected - ref_rejected))
+
+
+def sampled_kl(logp: Any, logp_ref: Any, *, estimator: str = "k1") -> Any:
+    r"""Single-sample estimates of ``KL(π‖π_ref)`` at responses ``y ~ π``, elementwise.
+
+    With ``ρ = π_ref(y)/π(y)``: ``k1 = −log ρ`` (unbiased, can be negative; the one folded into
+    the PPO-RLHF reward), ``k2 = ½(log ρ)²`` (biased, low variance), ``k3 = (ρ − 1) − log ρ``
+    (unbiased and never negative). The mean of k1 or k3 over ``π`` is the exact KL.
+
+    Source: Schulman (2020), "Approximating KL divergence" (k1, k2, k3).
+
+    Args:
+        logp: ``log π(y)`` of the sampled responses.
+        logp_ref: ``log π_ref(y)``, the same shape.
+        estimator: ``"k1"``, ``"k2"`` or ``"k3"``.
+
+    Returns:
+        One estimate per sample.
+    """
+    log_ratio = logp_ref - logp
+    if estimator == "k1":
+        return -log_ratio
+    if estimator == "k2":
+        return 0.5 * log_ratio**2
+    if estimator == "k3":
+        return _torch_or_numpy(log_ratio).expm1(log_ratio) - log_ratio
+    raise InputError(f"the KL estimator must be one of {', '.join(ESTIMATORS)}; got {estimator!r}")
+
+
+def best_of_n(p_ref: np.ndarray, reward: np.ndarray, n: Any) -> np.ndarray:
+    r"""Exact distribution of best-of-n: draw n responses from ``π_ref``, keep the best by reward.
+
+    With ``F(y) = π_ref(r ≤ r(y))``, ``F⁻(y) = π_ref(r < r(y))`` and the tied mass
+    ``T(y) = F(y) − F⁻(y)``, the kept response has reward ``r(y)`` with probability
+    ``F(y)ⁿ − F⁻(y)ⁿ``; a tie among the draws is broken uniformly, so within a tied group each
+    response gets its share ``π_ref(y)/T(y)``:
+
+    ``P_n(y) = π_ref(y) / T(y) · (F(y)ⁿ − F⁻(y)ⁿ)``, computed as ``F(y)ⁿ(1 − (F⁻/F)ⁿ)``.
+
+    Source: Beirami et al. (2024), "Theoretical guarantees on the best-of-n alignment policy", §2.
+
+    Args:
+        p_ref: ``[K]`` reference probabilities.
+        reward: ``[K]`` the ranking reward.
+        n: Number of draws: an int or an array of them (any shape ``S``).
+
+    Returns:
+        ``[*S, K]`` the probability of each response under best-of-n.
+    """
+    p_ref, reward = np.asarray(p_ref, dtype=np.float64), np.asarray(reward, dtype=np.float64)
+    order = np.argsort(reward, kind="stable")
+    sorted_r = reward[order]
+    cum = np.concatenate([[0.0], np.cumsum(p_ref[order])])
+    upper = cum[np.searchsorted(sorted_r, reward, side="right")]  # F(y)
+    lower = cum[np.searchsorted(sorted_r, reward, side="left")]  # F⁻(y)
+    upper = np.minimum(upper, 1.0)
+    n = np.asarray(n, dtype=np.float64)[..., None]
+    with np.errstate(divide="ignore"):
+        log_ratio = np.log(lower) - np.log(upper)  # −inf where nothing lies below
+    top = upper**n * -np.expm1(n * log_ratio)
+    return p_ref / (upper - lower) * top
+
+
+# --------------------------------------------------------------------------- the toy space
+def _gold(x: np.ndarray) -> np.ndarray:
+    return 3.0 * np.sin(3.4 * x)
+
+
+@dataclass(frozen=True, eq=False)
+class ResponseSpace:
+    """K responses ordered by length, their features, the gold reward and ``π_ref``.
+
+    Attributes:
+        x: ``[K]`` length of each response, 0 (shortest) to 1 (longest).
+        features: ``[K, d]`` the reward model's features: Legendre polynomials P₁…P_d of 2x − 1.
+        gold: ``[K]`` the hidden gold reward ``r*``.
+        log_ref: ``[K]`` ``log π_ref``.
+    """
+
+    x: np.ndarray  # [K]
+    features: np.ndarray  # [K, d]
+    gold: np.ndarray  # [K]
+    log_ref: np.ndarray  # [K]
+
+    @property
+    def n(self) -> int:
+        """Number of responses K."""
+        return int(self.x.size)
+
+    @property
+    def p_ref(self) -> np.ndarray:
+        """``[K]`` reference probabilities."""
+        return np.exp(self.log_ref)
+
+
+def _log_normalise(logits: np.ndarray) -> np.ndarray:
+    return logits - np.logaddexp.reduce(logits, axis=-1, keepdims=True)
+
+
+def response_space(n_responses: int = 64, *, degree: int = 1, ref_width: float = 0.1,
+                   ref_centre: float = 0.3) -> ResponseSpace:
+    """The toy: K responses on a length axis, the reward model's features, gold and ``π_ref``.
+
+    Args:
+        n_responses: K, from 8 to ``MAX_RESPONSES``.
+        degree: Degree d of the reward model's polynomial features, 1 (linear) to 6.
+        ref_width: Spread σ of ``π_ref`` over the length, 0.02 to 1.
+        ref_centre: Centre of ``π_ref`` on the length axis.
+
+    Returns:
+        The response space.
+    """
+    if not (isinstance(n_responses, int | np.integer) and 8 <= n_responses <= MAX_RESPONSES):
+        raise InputError(f"the number of responses must be a whole number from 8 to "
+                         f"{MAX_RESPONSES}; got {n_responses!r}")
+    if not (isinstance(degree, int | np.integer) and 1 <= degree <= MAX_DEGREE):
+        raise InputError(f"the reward model's degree must be 1 to {MAX_DEGREE}; got {degree!r}")
+    if not 0.02 <= float(ref_width) <= 1.0:
+        raise InputError(f"π_ref's spread σ must be in [0.02, 1]; got {ref_width!r}")
+    if not 0.0 <= float(ref_centre) <= 1.0:
+        raise InputError(f"π_ref's centre must be in [0, 1]; got {ref_centre!r}")
+    x = np.linspace(0.0, 1.0, int(n_responses))
+    t = 2.0 * x - 1.0
+    features = np.stack([legendre.legval(t, np.eye(degree + 1)[k])
+                         for k in range(1, degree + 1)], axis=1)
+    log_ref = _log_normalise(-((x - ref_centre) ** 2) / (2.0 * float(ref_width) ** 2))
+    return ResponseSpace(x=x, features=features, gold=_gold(x), log_ref=log_ref)
+
+
+@dataclass(frozen=True, eq=False)
+class Pairs:
+    """Labelled preference pairs: ``chosen[i]`` was preferred to ``rejected[i]``.
+
+    Attributes:
+        chosen: ``[N]`` index of the preferred response ``y_w``.
+        rejected: ``[N]`` index of the other one ``y_l``.
+        flip: Share of labels flipped after the Bradley–Terry draw.
+    """
+
+    chosen: np.ndarray  # [N] int
+    rejected: np.ndarray  # [N] int
+    flip: float = 0.0
+
+    @property
+    def n(self) -> int:
+        """Number of pairs N."""
+        return int(self.chosen.size)
+
+    def counts(self, n_responses: int) -> np.ndarray:
+        """``[K]`` how many pairs each response appears in."""
+        return np.bincount(np.concatenate([self.chosen, self.rejected]), minlength=n_responses)
+
+
+def sample_pairs(space: ResponseSpace, n_pairs: int, *, flip: float = 0.0,
+                 rng: np.random.Generator) -> Pairs:
+    """Pairs of two different responses from ``π_ref``, labelled by Bradley–Terry on gold.
+
+    Each pair's label is drawn with ``P(y₁ ≻ y₂) = σ(r*(y₁) − r*(y₂))`` and then flipped with
+    probability ``flip`` (a careless labeller). The uniform numbers behind the labels are drawn
+    before the flips, so a different flip rate relabels the same pairs.
+
+    Args:
+        space: The response space.
+        n_pairs: N, 1 to ``MAX_PAIRS``.
+        flip: Share of flipped labels, in [0, 0.5].
+        rng: Random generator.
+
+    Returns:
+        The labelled pairs.
+    """
+    if not (isinstance(n_pairs, int | np.integer) and 1 <= n_pairs <= MAX_PAIRS):
+        raise InputError(f"the number of pairs must be 1 to {MAX_PAIRS}; got {n_pairs!r}")
+    if not 0.0 <= float(flip) <= 0.5:
+        raise InputError(f"the label flip rate must be in [0, 0.5]; got {flip!r}")
+    p = space.p_ref
+    first = rng.choice(space.n, size=n_pairs, p=p)
+    second = rng.choice(space.n, size=n_pairs, p=p)
+    for _ in range(1000):  # redraw the second response of a pair of identical ones
+        same = first == second
+        if not same.any():
+            break
+        second[same] = rng.choice(space.n, size=int(same.sum()), p=p)
+    same = first == second  # π_ref on a single response: take a neighbour
+    second[same] = np.where(first[same] + 1 < space.n, first[same] + 1, first[same] - 1)
+    u_label, u_flip = rng.random(n_pairs), rng.random(n_pairs)
+    first_wins = u_label < 1.0 / (1.0 + np.exp(space.gold[second] - space.gold[first]))
+    first_wins ^= u_flip < float(flip)
+    return Pairs(chosen=np.where(first_wins, first, second),
+                 rejected=np.where(first_wins, second, first), flip=float(flip))
+
+
+# ------------------------------------------------------------------------- exact scoring
+def kl_optimal_policy(log_ref: np.ndarray, reward: np.ndarray, beta: Any) -> np.ndarray:
+    r"""The maximiser of ``E_π[r] − β KL(π‖π_ref)``: ``π*(y) = π_ref(y) e^{r(y)/β} / Z``.
+
+    Source: the Gibbs variational principle; Rafailov et al. (2023), eq. 4.
+
+    Args:
+        log_ref: ``[K]`` ``log π_ref``.
+        reward: ``[K]`` the reward.
+        beta: β > 0, a float or an array of shape ``S``.
+
+    Returns:
+        ``[*S, K]`` ``log π*``.
+    """
+    beta = np.asarray(beta, dtype=np.float64)[..., None]
+    return _log_normalise(log_ref + reward / beta)
+
+
+def kl_objective(logp: np.ndarray, log_ref: np.ndarray, reward: np.ndarray,
+                 beta: float) -> np.ndarray:
+    """``E_π[r] − β KL(π‖π_ref)`` of policies ``[..., K]`` given as log-probabilities."""
+    p = np.exp(logp)
+    return p @ reward - beta * np.sum(p * (logp - log_ref), axis=-1)
+
+
+@dataclass(frozen=True)
+class Scores:
+    """A policy's exact scores on the enumerated space (rewards relative to ``π_ref``'s).
+
+    Attributes:
+        kl: ``KL(π‖π_ref)`` in nats.
+        proxy: ``E_π[r̂] − E_ref[r̂]``.
+        gold: ``E_π[r*] − E_ref[r*]``.
+    """
+
+    kl: np.ndarray
+    proxy: np.ndarray
+    gold: np.ndarray
+
+    @property
+    def sqrt_kl(self) -> np.ndarray:
+        """``d = √KL``, the x-axis of Gao et al. (2022)."""
+        return np.sqrt(np.maximum(self.kl, 0.0))
+
+
+def scores(logp: np.ndarray, space: ResponseSpace, proxy: np.ndarray) -> Scores:
+    """Exact KL, proxy and gold of policies ``[..., K]`` (log-probabilities)."""
+    logp = np.asarray(logp, dtype=np.float64)
+    p, p_ref = np.exp(logp), space.p_ref
+    with np.errstate(invalid="ignore"):
+        terms = np.where(p > 0, p * (logp - space.log_ref), 0.0)
+    return Scores(kl=np.maximum(terms.sum(axis=-1), 0.0), proxy=p @ proxy - p_ref @ proxy,
+                  gold=p @ space.gold - p_ref @ space.gold)
+
+
+def _probs_scores(p: np.ndarray, space: ResponseSpace, proxy: np.ndarray) -> Scores:
+    with np.errstate(divide="ignore"):
+        logp = np.log(p)
+    return scores(logp, space, proxy)
+
+
+def pair_accuracy(reward: np.ndarray, truth: np.ndarray, q: np.ndarray) -> float:
+    """How often ``reward`` orders a pair of different responses from ``q`` as ``truth`` does.
+
+    Exact, over all pairs ``y ≠ y'`` weighted ``q(y) q(y')``; a tie in ``reward`` counts half,
+    pairs tied in ``truth`` are left out.
+
+    Args:
+        reward: ``[K]`` the reward being judged.
+        truth: ``[K]`` the reward that decides (the gold reward).
+        q: ``[K]`` the distribution pairs are drawn from.
+
+    Returns:
+        The share of agreeing pairs.
+    """
+    d_r = np.sign(reward[:, None] - reward[None, :])
+    d_t = np.sign(truth[:, None] - truth[None, :])
+    w = q[:, None] * q[None, :] * (d_t != 0)
+    agree = np.where(d_r == 0, 0.5, (d_r == d_t).astype(np.float64))
+    return float((w * agree).sum() / max(w.sum(), 1e-300))
+
+
+def label_accuracy(reward: np.ndarray, space: ResponseSpace, flip: float) -> float:
+    """Expected accuracy of ``reward`` on a fresh labelled pair from ``π_ref`` (ties half).
+
+    The label of ``y ≻ y'`` is the Bradley–Terry draw on gold, flipped with probability ``flip``;
+    pairs of identical responses are not drawn (as in ``sample_pairs``).
+    """
+    g = space.gold
+    p_gold = 1.0 / (1.0 + np.exp(g[None, :] - g[:, None]))
+    p_label = (1 - flip) * p_gold + flip * (1 - p_gold)
+    d_r = np.sign(reward[:, None] - reward[None, :])
+    hit = np.where(d_r > 0, p_label, np.where(d_r < 0, 1 - p_label, 0.5))
+    q = space.p_ref
+    w = q[:, None] * q[None, :]
+    np.fill_diagonal(w, 0.0)
+    return float((w * hit).sum() / max(w.sum(), 1e-300))
+
+
+# ------------------------------------------------------------------------- reward model
+@dataclass(frozen=True, eq=False)
+class RewardModel:
+    """A Bradley–Terry reward model ``r̂ = Φθ`` fitted to the pairs.
+
+    Attributes:
+        theta: ``[d]`` the weights.
+        values: ``[K]`` ``r̂`` of every response.
+        loss: Mean Bradley–Terry loss on the training pairs (without the ridge term).
+    """
+
+    theta: np.ndarray  # [d]
+    values: np.ndarray  # [K]
+    loss: float
+
+
+def fit_reward_model(space: ResponseSpace, pairs: Pairs, *, l2: float = L2) -> RewardModel:
+    r"""Fit ``r̂ = Φθ`` by the Bradley–Terry loss plus a ridge ``(l2/2)|θ|²``, to convergence.
+
+    ``min_θ (1/N) Σᵢ −log σ(r̂(y_w,i) − r̂(y_l,i)) + (l2/2)|θ|²`` is a ridge logistic regression
+    on feature differences: convex, solved by L-BFGS in float64.
+
+    Args:
+        space: The response space (its features).
+        pairs: The labelled pairs.
+        l2: Ridge weight.
+
+    Returns:
+        The fitted reward model.
+    """
+    import torch
+
+    phi = torch.from_numpy(space.features)
+    chosen, rejected = torch.from_numpy(pairs.chosen), torch.from_numpy(pairs.rejected)
+    theta = torch.zeros(phi.shape[1], dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([theta], lr=1.0, max_iter=200, tolerance_grad=1e-12,
+                            tolerance_change=1e-15, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        r = phi @ theta
+        loss = bradley_terry_loss(r[chosen], r[rejected]).mean() + 0.5 * l2 * theta @ theta
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    theta_np = theta.detach().numpy().copy()
+    values = space.features @ theta_np
+    loss = float(bradley_terry_loss(values[pairs.chosen], values[pairs.rejected]).mean())
+    return RewardModel(theta=theta_np, values=values, loss=loss)
+
+
+# ------------------------------------------------------------------------------ training
+@dataclass(frozen=True, eq=False)
+class Training:
+    """Runs of a trained policy ``log π_u = log π_ref + Φu/β − log Z``.
+
+    Attributes:
+        steps: ``[T]`` the recorded gradient steps (0 is the start, ``π_ref``).
+        logp: ``[T, R, K]`` each run's policy at the recorded steps.
+        loss: ``[T, R]`` the training loss there (DPO loss, or the policy-gradient surrogate).
+        kl_estimate: ``[T, R]`` mean sampled k1 of the batch (policy gradient), else None.
+        params: ``[R, P]`` the final ``u``.
+    """
+
+    steps: np.ndarray  # [T]
+    logp: np.ndarray  # [T, R, K]
+    loss: np.ndarray  # [T, R]
+    kl_estimate: np.ndarray | None  # [T, R]
+    params: np.ndarray  # [R, P]
+
+
+def _record_at(steps: int, points: int = 60) -> np.ndarray:
+    return np.unique(np.round(np.linspace(0, steps, min(points, steps) + 1)).astype(int))
+
+
+def _basis(space: ResponseSpace, policy: str) -> np.ndarray:
+    if policy == "features":
+        return space.features
+    if policy == "table":
+        return np.eye(space.n)
+    raise InputError(f"the policy class must be one of {', '.join(POLICIES)}; got {policy!r}")
+
+
+def _check_training(beta: float, steps: int) -> None:
+    if not (math.isfinite(beta) and beta > 0):
+        raise InputError(f"β must be a positive number; got {beta!r}")
+    if not (isinstance(steps, int | np.integer) and 1 <= steps <= MAX_STEPS):
+        raise InputError(f"the number of gradient steps must be 1 to {MAX_STEPS}; got {steps!r}")
+
+
+def train_dpo(space: ResponseSpace, pairs: Pairs, *, beta: float, steps: int = 500,
+              policy: str = "features", lr: float = LR, l2: float = L2,
+              weights: np.ndarray | None = None) -> Training:
+    r"""DPO: Adam on the mean DPO loss of the pairs (full batch), from ``π = π_ref``.
+
+    ``min_u (1/N) Σᵢ dpo_loss(log π_u(y_w), log π_u(y_l), log π_ref(y_w), log π_ref(y_l)) +
+    (l2/2)|u|²`` with ``log π_u = log π_ref + Φu/β − log Z``. No reward model, no sampling.
+
+    Source: Rafailov et al. (2023), eq. 7.
+
+    Args:
+        space: The response space.
+        pairs: The labelled pairs.
+        beta: KL coefficient β.
+        steps: Adam steps.
+        policy: ``"features"`` (Φ = the reward model's features) or ``"table"`` (Φ = I).
+        lr: Adam's learning rate (u is in reward units).
+        l2: Ridge weight on u (as on θ in ``fit_reward_model``).
+        weights: ``[N]`` weight of each pair (default: equal).
+
+    Returns:
+        One run (R = 1).
+    """
+    import torch
+
+    _check_training(beta, steps)
+    phi = torch.from_numpy(_basis(space, policy))
+    log_ref = torch.from_numpy(space.log_ref)
+    w, lo = torch.from_numpy(pairs.chosen), torch.from_numpy(pairs.rejected)
+    weight = (torch.full((pairs.n,), 1.0 / pairs.n, dtype=torch.float64) if weights is None
+              else torch.from_numpy(np.asarray(weights, dtype=np.float64) / np.sum(weights)))
+    u = torch.zeros(phi.shape[1], dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.Adam([u], lr=lr)
+    record = set(_record_at(steps).tolist())
+    history, losses = [], []
+    for step in range(steps + 1):
+        logp = torch.log_softmax(log_ref + phi @ u / beta, dim=-1)
+        loss = weight @ dpo_loss(logp[w], logp[lo], log_ref[w], log_ref[lo], beta=beta)
+        if step in record:
+            history.append(logp.detach())
+            losses.append(loss.item())
+        if step == steps:
+            break
+        opt.zero_grad()
+        (loss + 0.5 * l2 * u @ u).backward()
+        opt.step()
+    return Training(steps=_record_at(steps), logp=torch.stack(history).numpy()[:, None, :],
+                    loss=np.asarray(losses)[:, None], kl_estimate=None,
+                    params=u.detach().numpy()[None, :].copy())
+
+
+def train_policy_gradient(space: ResponseSpace, reward: np.ndarray, *, beta: float,
+                          steps: int = 300, batch: int = 64, runs: int = 8,
+                          policy: str = "features", lr: float = LR, seed: int = 0) -> Training:
+    r"""KL-penalised policy gradient from samples: REINFORCE on ``r̂(y) − β·k1(y)``.
+
+    Each step, each run samples ``batch`` responses ``y ~ π_u``, scores them with the reward
+    model minus the sampled KL ``β (log π_u(y) − log π_ref(y))`` (treated as part of the
+    reward, not differentiated), subtracts the mean of the *other* samples' scores (the
+    leave-one-out baseline, which keeps the gradient unbiased) and takes an Adam step on
+    ``−mean(A · log π_u(y))``. Its expectation is the gradient of ``E_π[r̂] − β KL(π‖π_ref)``,
+    whose maximiser is ``π*``. Runs are independent rows of one tensor (Adam is elementwise).
+
+    Source: Ziegler et al. (2019), eq. 2 (KL in the reward); Ahmadian et al. (2024) (RLOO).
+
+    Args:
+        space: The response space.
+        reward: ``[K]`` the reward model's values ``r̂``.
+        beta: KL coefficient β.
+        steps: Adam steps.
+        batch: Samples per step and run (at least 2).
+        runs: Independent runs R (seeded by one ``torch.Generator``).
+        policy: ``"features"`` or ``"table"``.
+        lr: Adam's learning rate (u in reward units).
+        seed: Seed of the generator.
+
+    Returns:
+        R runs.
+    """
+    import torch
+
+    _check_training(beta, steps)
+    if not (isinstance(batch, int | np.integer) and 2 <= batch <= MAX_BATCH):
+        raise InputError(f"the batch must hold 2 to {MAX_BATCH} samples; got {batch!r}")
+    if not (isinstance(runs, int | np.integer) and 1 <= runs <= MAX_RUNS):
+        raise InputError(f"the number of runs must be 1 to {MAX_RUNS}; got {runs!r}")
+    gen = torch.Generator().manual_seed(int(seed))
+    phi = torch.from_numpy(_basis(space, policy))
+    log_ref = torch.from_numpy(space.log_ref)
+    r_hat = torch.from_numpy(np.asarray(reward, dtype=np.float64))
+    u = torch.zeros(runs, phi.shape[1], dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.Adam([u], lr=lr)
+    record = set(_record_at(steps).tolist())
+    history, losses, kls = [], [], []
+    for step in range(steps + 1):
+        logp = torch.log_softmax(log_ref + u @ phi.T / beta, dim=-1)  # [R, K]
+        y = torch.multinomial(logp.detach().exp(), batch, replacement=True, generator=gen)
+        logp_y = logp.gather(1, y)  # [R, B]
+        k1 = sampled_kl(logp_y.detach(), log_ref[y], estimator="k1")
+        score = r_hat[y] - beta * k1
+        others = (score.sum(1, keepdim=True) - score) / (batch - 1)
+        loss = -((score - others) * logp_y).mean(1)  # [R]
+        if step in record:
+            history.append(logp.detach())
+            losses.append(loss.detach())
+            kls.append(k1.mean(1))
+        if step == steps:
+            break
+        opt.zero_grad()
+        loss.sum().backward()
+        opt.step()
+    return Training(steps=_record_at(steps), logp=torch.stack(history).numpy(),
+                    loss=torch.stack(losses).numpy(), kl_estimate=torch.stack(kls).numpy(),
+                    params=u.detach().numpy().copy())
+
+
+def dpo_population_fit(space: ResponseSpace, *, beta: float) -> np.ndarray:
+    r"""Tabular DPO on exact, plentiful pairs: every ordered pair, weighted by its BT probability.
+
+    Minimises ``Σ_{y≠y'} σ(r*(y) − r*(y')) · dpo_loss(y ≻ y')`` over one logit per response
+    (L-BFGS, no ridge). Its minimiser has ``β log(π/π_ref) = r* + const``: DPO recovers the
+    reward that generated the preferences (Rafailov et al. 2023, Theorem 1).
+
+    Returns:
+        ``[K]`` the implicit reward ``β log(π/π_ref)`` of the fitted policy.
+    """
+    import torch
+
+    g = space.gold
+    i, j = np.nonzero(~np.eye(space.n, dtype=bool))
+    weight = torch.from_numpy(1.0 / (1.0 + np.exp(g[j] - g[i])) / i.size)
+    i_t, j_t = torch.from_numpy(i), torch.from_numpy(j)
+    log_ref = torch.from_numpy(space.log_ref)
+    u = torch.zeros(space.n, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([u], lr=1.0, max_iter=500, tolerance_grad=1e-13,
+                            tolerance_change=1e-16, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        logp = torch.log_softmax(log_ref + u / beta, dim=-1)
+        loss = weight @ dpo_loss(logp[i_t], logp[j_t], log_ref[i_t], log_ref[j_t], beta=beta)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    logp = _log_normalise(space.log_ref + u.detach().numpy() / beta)
+    return beta * (logp - space.log_ref)
+
+
+def numerical_optimum(log_ref: np.ndarray, reward: np.ndarray, beta: float) -> np.ndarray:
+    """Maximise ``E_π[r] − β KL(π‖π_ref)`` over free logits with a generic optimiser.
+
+    An independent check of the closed form: scipy's trust-region Newton method (``trust-exact``)
+    knows only the objective, its gradient and Hessian in the logits ``z`` (``π = softmax z``),
+    and starts from the uniform policy (from ``π_ref`` the pull towards a response that
+    ``π_ref`` almost never writes is too faint to follow).
+
+    Returns:
+        ``[K]`` the log-policy it finds.
+    """
+    from scipy.optimize import minimize
+
+    log_ref, reward = np.asarray(log_ref, np.float64), np.asarray(reward, np.float64)
+
+    def parts(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        logp = _log_normalise(z)
+        p = np.exp(logp)
+        h = reward - beta * (logp - log_ref)  # ∂J/∂π, up to a constant
+        return p, h - p @ h, float(p @ h)
+
+    def hessian(z: np.ndarray) -> np.ndarray:
+        p, dh, _ = parts(z)
+        pd = p * dh
+        return -(np.diag(p * (dh - beta)) - np.outer(p, pd) - np.outer(pd, p)
+                 + beta * np.outer(p, p))
+
+    res = minimize(lambda z: -parts(z)[2], np.zeros_like(log_ref),
+                   jac=lambda z: -np.prod(parts(z)[:2], axis=0), hess=hessian,
+                   method="trust-exact", options=dict(gtol=1e-12, maxiter=1000))
+    return _log_normalise(res.x)
+
+
+# --------------------------------------------------------------------- best-of-n, frontier
+@dataclass(frozen=True)
+class BestOfN:
+    """Best-of-n by the reward model at one n, exactly.
+
+    Attributes:
+        n: Number of draws.
+        probs: ``[K]`` its distribution.
+        kl: Exact ``KL(P_n‖π_ref)``.
+        kl_bound: ``log n − (n − 1)/n`` (exact for continuous rewards, an upper bound here).
+        win_rate: P(its response beats a fresh ``π_ref`` draw by ``r̂``), ties counting half.
+        win_bound: ``n/(n + 1)``.
+        win_slack: Largest possible gap below ``n/(n+1)``: half the largest ``π_ref`` atom.
+    """
+
+    n: int
+    probs: np.ndarray
+    kl: float
+    kl_bound: float
+    win_rate: float
+    win_bound: float
+    win_slack: float
+
+
+def best_of_n_stats(space: ResponseSpace, reward: np.ndarray, n: int) -> BestOfN:
+    """Exact KL and win rate of best-of-n beside the formulas ``log n − (n−1)/n`` and n/(n+1).
+
+    Per tied group of rewards (cumulative masses ``a < b``), the win rate with ties at half is
+    ``(bⁿ − aⁿ)(a + b)/2``, against ``∫ₐᵇ n uⁿ du`` for a continuous reward: never more, and
+    short by at most ``(b − a)/2`` of the group's probability, so ``n/(n+1) − W ≤ max π_ref / 2``.
+
+    Source: Beirami et al. (2024), Theorem 3.1 (KL bound) and §5 (win rate).
+    """
+    if not (isinstance(n, int | np.integer) and 1 <= n <= 1024):
+        raise InputError(f"best-of-n takes n from 1 to 1024; got {n!r}")
+    p_ref = space.p_ref
+    probs = best_of_n(p_ref, reward, n)
+    sc = _probs_scores(probs, space, reward)
+    below = (p_ref[None, :] * (reward[None, :] < reward[:, None])).sum(1)
+    tied = (p_ref[None, :] * (reward[None, :] == reward[:, None])).sum(1)
+    win = float(probs @ (below + 0.5 * tied))
+    return BestOfN(n=int(n), probs=probs, kl=float(sc.kl), kl_bound=math.log(n) - (n - 1) / n,
+                   win_rate=win, win_bound=n / (n + 1), win_slack=float(p_ref.max()) / 2)
+
+
+def gao_fit(d: np.ndarray, gold: np.ndarray, form: str) -> tuple[float, float]:
+    r"""Least-squares fit of Gao, Schulman & Hilton's (2022) functional forms, ``R(0) = 0``.
+
+    ``"bon"``: ``R(d) = d(α − β d)``; ``"rl"``: ``R(d) = d(α − β log d)``, with ``d = √KL``.
+
+    Returns:
+        ``(α, β)`` (their coefficients, not the KL β).
+    """
+    d, gold = np.asarray(d, dtype=np.float64), np.asarray(gold, dtype=np.float64)
+    keep = d > 1e-9
+    d, gold = d[keep], gold[keep]
+    if d.size < 2:
+        return 0.0, 0.0
+    second = d**2 if form == "bon" else d * np.log(d)
+    coef, *_ = np.linalg.lstsq(np.stack([d, -second], axis=1), gold, rcond=None)
+    return float(coef[0]), float(coef[1])
+
+
+@dataclass(frozen=True)
+class Frontier:
+    """Gold and proxy reward against KL: the β sweep of ``π*`` and best-of-n for every n.
+
+    Attributes:
+        betas: ``[B]`` the β sweep.
+        sweep: Scores of ``π*_β`` (of the reward model) at each β.
+        gold_sweep: Scores of the gold reward's own ``π*_β``: the best gold at each KL.
+        ns: ``[M]`` the n of best-of-n.
+        bon: Scores of best-of-n (by the reward model) at each n.
+        bon_kl_bound: ``[M]`` ``log n − (n−1)/n``.
+        fit_sweep: Gao et al.'s RL form ``(α, β)`` fitted to the sweep's gold.
+        fit_bon: Their best-of-n form fitted to best-of-n's gold.
+    """
+
+    betas: np.ndarray
+    sweep: Scores
+    gold_sweep: Scores
+    ns: np.ndarray
+    bon: Scores
+    bon_kl_bound: np.ndarray
+    fit_sweep: tuple[float, float]
+    fit_bon: tuple[float, float]
+
+    @property
+    def peak(self) -> int:
+        """Index of the β whose ``π*`` has the highest gold reward."""
+        return int(np.argmax(self.sweep.gold))
+
+
+def frontier(space: ResponseSpace, proxy: np.ndarray, *, betas=BETAS, ns=BON_NS) -> Frontier:
+    """The over-optimisation curves: ``π*_β`` of the proxy over a β sweep, best-of-n over n."""
+    betas, ns = np.asarray(betas, dtype=np.float64), np.asarray(ns)
+    sweep = scores(kl_optimal_policy(space.log_ref, proxy, betas), space, proxy)
+    gold_sweep = scores(kl_optimal_policy(space.log_ref, space.gold, betas), space, proxy)
+    bon = _probs_scores(best_of_n(space.p_ref, proxy, ns), space, proxy)
+    return Frontier(
+        betas=betas, sweep=sweep, gold_sweep=gold_sweep, ns=ns, bon=bon,
+        bon_kl_bound=np.log(ns) - (ns - 1) / ns,
+        fit_sweep=gao_fit(sweep.sqrt_kl, sweep.gold, "rl"),
+        fit_bon=gao_fit(bon.sqrt_kl, bon.gold, "bon"),
+    )
+
+
+# ------------------------------------------------------------------------- the experiment
+@dataclass(frozen=True, eq=False)
+class Data:
+    """The response space, the pairs, the reward model fitted to them and its frontier.
+
+    Attributes:
+        space: The toy response space.
+        pairs: The labelled pairs (the same ones for the reward model and for DPO).
+        reward_model: The Bradley–Terry reward model.
+        frontier: Gold and proxy against KL for the β sweep and best-of-n.
+        accuracy: Expected accuracy of ``r̂`` on fresh labelled pairs from ``π_ref``.
+        ceiling: The same for the gold reward itself (no model can do better on average).
+    """
+
+    space: ResponseSpace
+    pairs: Pairs
+    reward_model: RewardModel
+    frontier: Frontier
+    accuracy: float
+    ceiling: float
+
+    @property
+    def proxy(self) -> np.ndarray:
+        """``[K]`` the reward model's values ``r̂``."""
+        return self.reward_model.values
+
+    @property
+    def counts(self) -> np.ndarray:
+        """``[K]`` appearances of each response in the pairs."""
+        return self.pairs.counts(self.space.n)
+
+    def aligned(self, reward: np.ndarray) -> np.ndarray:
+        """``reward`` shifted to the gold reward's mean under ``π_ref`` (rewards are identified
+        only up to a constant)."""
+        p = self.space.p_ref
+        return reward - p @ reward + p @ self.space.gold
+
+
+def preference_data(n_responses: int = 64, degree: int = 1, ref_width: float = 0.1,
+                    n_pairs: int = 200, flip: float = 0.0, seed: int = 0) -> Data:
+    """Build the toy, sample and label the pairs, fit the reward model, trace its frontier.
+
+    Args:
+        n_responses: K responses.
+        degree: Degree of the reward model's features.
+        ref_width: Spread σ of ``π_ref`` over the length.
+        n_pairs: Number of labelled pairs N.
+        flip: Share of flipped labels.
+        seed: Seed of the pairs and labels.
+
+    Returns:
+        The data and the reward model.
+    """
+    space = response_space(n_responses, degree=degree, ref_width=ref_width)
+    pairs = sample_pairs(space, n_pairs, flip=flip, rng=np.random.default_rng(seed))
+    rm = fit_reward_model(space, pairs)
+    return Data(space=space, pairs=pairs, reward_model=rm, frontier=frontier(space, rm.values),
+                accuracy=label_accuracy(rm.values, space, pairs.flip),
+                ceiling=label_accuracy(space.gold, space, pairs.flip))
+
+
+@dataclass(frozen=True, eq=False)
+class PolicyRun:
+    """The policies at one β (and best-of-n at one n), with their exact scores.
+
+    Attributes:
+        beta: KL coefficient β.
+        logp: Log-policies by name: ``reference``, ``closed_form``, ``dpo``, ``policy_gradient``
+            (the runs' mean policy), ``best_of_n``.
+        dpo: DPO's training.
+        pg: The policy gradient's training (R runs).
+        bon: Best-of-n at the chosen n.
+        dpo_curves: Scores of DPO at its recorded steps (``[T]`` each).
+        pg_curves: Scores of every policy-gradient run at its recorded steps (``[T, R]`` each).
+        pg_batch: Samples per policy-gradient step.
+    """
+
+    beta: float
+    logp: dict[str, np.ndarray]
+    dpo: Training
+    pg: Training
+    bon: BestOfN
+    dpo_curves: Scores
+    pg_curves: Scores
+    pg_batch: int
+
+    def table(self, data: Data) -> dict[str, Scores]:
+        """Exact scores of each policy."""
+        return {name: scores(lp, data.space, data.proxy) for name, lp in self.logp.items()}
+
+    def objective(self, data: Data) -> dict[str, float]:
+        """``E_π[r̂] − β KL(π‖π_ref)`` of each policy."""
+        return {name: float(kl_objective(lp, data.space.log_ref, data.proxy, self.beta))
+                for name, lp in self.logp.items()}
+
+
+def alignment(data: Data, *, beta: float = 0.2, n: int = 16, policy: str = "features",
+              dpo_steps: int = 500, pg_steps: int = 300, batch: int = 64, runs: int = 8,
+              seed: int = 0) -> PolicyRun:
+    """The closed-form optimum, DPO and the policy gradient at one β, best-of-n at one n.
+
+    Args:
+        data: The data and reward model (``preference_data``).
+        beta: KL coefficient β.
+        n: Best-of-n's n.
+        policy: DPO's and the policy gradient's parameterisation (``POLICIES``).
+        dpo_steps: DPO's Adam steps.
+        pg_steps: The policy gradient's Adam steps.
+        batch: Samples per policy-gradient step.
+        runs: Independent policy-gradient runs.
+        seed: Seed of the policy gradient's sampling.
+
+    Returns:
+        The policies and their training.
+    """
+    space, proxy = data.space, data.proxy
+    dpo = train_dpo(space, data.pairs, beta=beta, steps=dpo_steps, policy=policy)
+    pg = train_policy_gradient(space, proxy, beta=beta, steps=pg_steps, batch=batch, runs=runs,
+                               policy=policy, seed=seed)
+    bon = best_of_n_stats(space, proxy, n)
+    with np.errstate(divide="ignore"):
+        logp = {
+            "reference": space.log_ref,
+            "closed_form": kl_optimal_policy(space.log_ref, proxy, beta),
+            "dpo": dpo.logp[-1, 0],
+            "policy_gradient": np.log(np.exp(pg.logp[-1]).mean(axis=0)),
+            "best_of_n": np.log(bon.probs),
+        }
+    return PolicyRun(beta=float(beta), logp=logp, dpo=dpo, pg=pg, bon=bon,
+                     dpo_curves=scores(dpo.logp[:, 0], space, proxy),
+                     pg_curves=scores(pg.logp, space, proxy), pg_batch=int(batch))
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Live numbers for the page's known-answer checks.
+
+    Attributes:
+        shift_gap: Largest change of the mean Bradley–Terry loss, the DPO loss and ``log π*``
+            when a constant is added to every reward (0 up to rounding).
+        objective: ``E_π[r̂] − β KL`` of each policy, and of ``numerical``: the numerical
+            optimiser's policy.
+        implicit_error: Tabular DPO on exact, plentiful pairs: the largest gap between its
+            implicit reward differences and the gold reward's, over all pairs of responses.
+        tv_dpo: Total variation between DPO's policy and ``π*``.
+        tv_pg: The same for the policy gradient's mean policy.
+        kl_identity: Largest ``|E_π[k1] − KL|`` and ``|E_π[k3] − KL|`` over the runs'
+            final policies, the expectations taken exactly.
+        k1_error: Mean over runs of (batch mean of k1 − exact KL) at the last recorded step.
+        k1_se: Its standard error, from the exact variance of k1 under each run's policy.
+    """
+
+    shift_gap: float
+    objective: dict[str, float]
+    implicit_error: float
+    tv_dpo: float
+    tv_pg: float
+    kl_identity: float
+    k1_error: float
+    k1_se: float
+
+
+def verify(data: Data, run: PolicyRun, *, shift: float = 5.0) -> Verification:
+    """Compute the page's known-answer numbers for one view (see ``Verification``)."""
+    space, proxy, beta = data.space, data.proxy, run.beta
+    w, lo = data.pairs.chosen, data.pairs.rejected
+    logp = run.logp["dpo"]
+    gaps = [
+        bradley_terry_loss(proxy[w] + shift, proxy[lo] + shift).mean()
+        - bradley_terry_loss(proxy[w], proxy[lo]).mean(),
+        np.max(np.abs(kl_optimal_policy(space.log_ref, proxy + shift, beta)
+                      - run.logp["closed_form"])),
+        dpo_loss(logp[w] + shift, logp[lo] + shift, space.log_ref[w] + shift,
+                 space.log_ref[lo] + shift, beta=beta).mean()
+        - dpo_loss(logp[w], logp[lo], space.log_ref[w], space.log_ref[lo], beta=beta).mean(),
+    ]
+    objective = run.objective(data)
+    objective["numerical"] = float(kl_objective(numerical_optimum(space.log_ref, proxy, beta),
+                                                space.log_ref, proxy, beta))
+    implicit = dpo_population_fit(space, beta=beta)
+    e = implicit - space.gold
+    p_star = np.exp(run.logp["closed_form"])
+    final = run.pg.logp[-1]  # [R, K]
+    kl_exact = scores(final, space, proxy).kl  # [R]
+    p_final = np.exp(final)
+    k1 = sampled_kl(final, space.log_ref[None, :], estimator="k1")
+    k3 = sampled_kl(final, space.log_ref[None, :], estimator="k3")
+    identity = max(np.max(np.abs((p_final * k1).sum(1) - kl_exact)),
+                   np.max(np.abs((p_final * k3).sum(1) - kl_exact)))
+    var_k1 = (p_final * k1**2).sum(1) - kl_exact**2
+    batch = run.pg_batch
+    runs = final.shape[0]
+    k1_error = float(np.mean(run.pg.kl_estimate[-1] - kl_exact))
+    k1_se = float(np.sqrt(np.maximum(var_k1, 0.0).sum() / batch) / runs)
+    return Verification(
+        shift_gap=float(np.max(np.abs(gaps))), objective=objective,
+        implicit_error=float(e.max() - e.min()),
+        tv_dpo=float(0.5 * np.abs(np.exp(logp) - p_star).sum()),
+        tv_pg=float(0.5 * np.abs(np.exp(run.logp["policy_gradient"]) - p_star).sum()),
+        kl_identity=float(identity), k1_error=k1_error, k1_se=k1_se,
+    )
