@@ -1,5 +1,7 @@
-"""Figures of the preference-learning page: the reward model against gold, the policies, the
-over-optimisation chart, training, DPO's implicit reward, and the worked losses.
+"""Figures of the preference-learning page.
+
+The reward model against gold, the policies, the over-optimisation chart, training, DPO's
+implicit reward, the worked losses and the known-answer rows.
 
 Multi-panel figures are laid out directly (axis domains as plain dicts, one ``go.Figure`` call).
 Colours: one per method (π_ref grey, the closed form blue, best-of-n orange, DPO violet, the
@@ -16,13 +18,22 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from rlviz.figures.theme import DIVERGING, INK, MUTED, color, hex_to_rgba
-from rlviz.preferences import GOLD_PEAK, Data, PolicyRun, Scores
+from rlviz.interview.whiteboard import rlhf as whiteboard
+from rlviz.preferences import (
+    GOLD_PEAK,
+    Data,
+    PolicyRun,
+    Scores,
+    Verification,
+    dpo_loss,
+)
 
 __all__ = [
     "COLORS",
     "LABELS",
     "frontier_figure",
     "implicit_reward_figure",
+    "known_answers",
     "policies_figure",
     "policy_table",
     "reward_figure",
@@ -47,6 +58,9 @@ LABELS = {
     "policy_gradient": "KL-penalised PG",
     "best_of_n": "best-of-n",
 }
+GAO = "Gao, Schulman & Hilton (2022)"
+DPO_PAPER = "Rafailov et al. (2023)"
+BON_PAPER = "Beirami et al. (2024)"
 NO_DATA = "rgba(134,142,150,0.14)"
 NEG, POS = DIVERGING[0][1], DIVERGING[-1][1]
 LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.14, x=0.0)
@@ -182,14 +196,14 @@ def policies_figure(run: PolicyRun, data: Data, *, height: int = 440) -> go.Figu
 
 def policy_table(run: PolicyRun, data: Data) -> pd.DataFrame:
     """Each policy's exact KL, √KL, proxy and gold rewards (relative to π_ref) and objective."""
-    table, objective = run.table(data), run.objective(data)
+    table = run.table(data)
     rows = []
     for name, sc in table.items():
         label = f"best-of-{run.bon.n}" if name == "best_of_n" else LABELS[name]
         rows.append({
             "policy": label, "KL(π‖π_ref)": float(sc.kl), "√KL": float(sc.sqrt_kl),
             "proxy r̂ gain": float(sc.proxy), "gold r* gain": float(sc.gold),
-            f"r̂ − {run.beta:g}·KL": objective[name],
+            f"r̂ gain − {run.beta:g}·KL": float(sc.proxy) - run.beta * float(sc.kl),
         })
     return pd.DataFrame(rows)
 
@@ -307,8 +321,8 @@ def training_figure(run: PolicyRun, data: Data, *, height: int = 620) -> go.Figu
         ("KL(π‖π_ref): exact; dotted: PG's sampled k1", dc.kl, pc.kl, float(target.kl)),
     )
     traces: list[go.Scatter] = []
-    layout: dict = dict(height=height, annotations=[], margin=dict(l=60, r=20, t=60, b=50),
-                        legend=dict(orientation="h", yanchor="bottom", y=1.04, x=0.0))
+    layout: dict = dict(height=height, annotations=[], margin=dict(l=60, r=20, t=30, b=120),
+                        legend=dict(orientation="h", yanchor="top", y=-0.09, x=0.0))
     gap, h = 0.1, (1.0 - 0.2) / 3
     for k, (title, dpo_y, pg_y, goal) in enumerate(panels):
         axis = "" if k == 0 else str(k + 1)
@@ -397,10 +411,8 @@ def worked_bt(r_w: float, r_l: float, loss: float) -> list[str]:
     prob = 1.0 / (1.0 + math.exp(-margin)) if margin > -700 else 0.0
     return [
         rf"\Delta = r_w - r_l = {_n(r_w)} - {_p(r_l)} = {_n(margin)}",
-        rf"P(y_w \succ y_l) = \sigma(\Delta) = \frac{{1}}{{1 + e^{{{_n(-margin)}}}}} = "
-        rf"{_n(prob)}",
-        rf"\mathcal{{L}}_{{BT}} = -\log\sigma(\Delta) = \log\big(1 + e^{{{_n(-margin)}}}\big) = "
-        rf"{_n(loss)}",
+        rf"\sigma(\Delta) = 1 / (1 + e^{{{_n(-margin)}}}) = {_n(prob)}",
+        rf"\mathcal{{L}}_{{BT}} = \log(1 + e^{{{_n(-margin)}}}) = {_n(loss)}",
     ]
 
 
@@ -410,10 +422,74 @@ def worked_dpo(logp_w: float, logp_l: float, ref_w: float, ref_l: float, beta: f
     rw, rl = logp_w - ref_w, logp_l - ref_l
     z = beta * (rw - rl)
     return [
-        rf"\log\tfrac{{\pi(y_w)}}{{\pi_{{ref}}(y_w)}} = {_n(logp_w)} - {_p(ref_w)} = {_n(rw)}"
-        rf", \qquad \log\tfrac{{\pi(y_l)}}{{\pi_{{ref}}(y_l)}} = {_n(logp_l)} - {_p(ref_l)} = "
-        rf"{_n(rl)}",
-        rf"z = \beta\,({_n(rw)} - {_p(rl)}) = {_n(beta)} \times {_p(rw - rl)} = {_n(z)}",
-        rf"\mathcal{{L}}_{{DPO}} = -\log\sigma(z) = \log\big(1 + e^{{{_n(-z)}}}\big) = {_n(loss)}"
-        rf"\quad (\log 2 = {_n(math.log(2))}\text{{ at }} \pi = \pi_{{ref}})",
+        rf"\log\tfrac{{\pi}}{{\pi_{{ref}}}}(y_w) = {_n(logp_w)} - {_p(ref_w)} = {_n(rw)}",
+        rf"\log\tfrac{{\pi}}{{\pi_{{ref}}}}(y_l) = {_n(logp_l)} - {_p(ref_l)} = {_n(rl)}",
+        rf"z = {_n(beta)} \times ({_n(rw)} - {_p(rl)}) = {_n(z)}",
+        rf"\mathcal{{L}}_{{DPO}} = \log(1 + e^{{{_n(-z)}}}) = {_n(loss)}",
     ]
+
+
+# ------------------------------------------------------------------------ known answers
+def known_answers(data: Data, run: PolicyRun, v: Verification, *,
+                  worked: tuple[float, float, float, float, float]) -> list[dict]:
+    """The page's known-answer rows, as keyword arguments of ``rlviz.ui.Check``.
+
+    Args:
+        data: The data and reward model.
+        run: The policies at the chosen β and n.
+        v: The verification numbers (``rlviz.preferences.verify``).
+        worked: The worked DPO example's inputs ``(log π(y_w), log π(y_l), log π_ref(y_w),
+            log π_ref(y_l), β)``.
+    """
+    obj, bon, beta, space = v.objective, run.bon, run.beta, data.space
+    others = max(val for name, val in obj.items() if name != "closed_form")
+    star = np.exp(run.logp["closed_form"])
+    *logs, b = worked
+    wb_gap = max(
+        float(np.max(np.abs(whiteboard.optimal_policy(space.p_ref, data.proxy, beta) - star))),
+        float(np.max(np.abs(whiteboard.best_of_n(space.p_ref, data.proxy, bon.n) - bon.probs))),
+        abs(float(whiteboard.dpo_loss(*logs, b) - dpo_loss(*logs, beta=b))))
+    rows = [
+        dict(label="Add a constant to every reward: change of the BT and DPO losses and of π*",
+             value=v.shift_gap, reference=0.0, tol=1e-12, fmt=".2g",
+             source="Bradley & Terry (1952): only differences enter"),
+        dict(label=f"E[r̂] − β·KL at β = {beta:g}: a numerical optimiser vs the closed form",
+             value=obj["numerical"], reference=obj["closed_form"],
+             tol=1e-8 * max(1.0, abs(obj["closed_form"])), fmt=".10g",
+             source=f"{DPO_PAPER}, eq. 4"),
+        dict(label="E[r̂] − β·KL of π* minus the best other policy here (optimiser, DPO, PG, "
+             "best-of-n, π_ref)", value=f"{obj['closed_form'] - others:.2g}",
+             reference="≥ 0 (to rounding, 1e-10)",
+             passed=others <= obj["closed_form"] + 1e-10 * max(1.0, abs(obj["closed_form"])),
+             source="Gibbs variational principle"),
+        dict(label="DPO on exact, plentiful pairs: largest error of its implicit reward "
+             "differences against gold's", value=v.implicit_error, reference=0.0, tol=1e-4,
+             fmt=".2g", source=f"{DPO_PAPER}, Theorem 1"),
+        dict(label=f"Best-of-{bon.n}: exact KL ≤ log n − (n−1)/n", value=f"{bon.kl:.4f}",
+             reference=f"≤ {bon.kl_bound:.4f}", passed=bon.kl <= bon.kl_bound + 1e-12,
+             source=f"{BON_PAPER}, Theorem 3.1"),
+        dict(label=f"Best-of-{bon.n}: exact win rate over π_ref (ties half) vs n/(n+1): never "
+             f"above, short by at most max π_ref / 2 = {bon.win_slack:.3g}",
+             value=bon.win_rate, reference=bon.win_bound, tol=bon.win_slack,
+             passed=0 <= bon.win_bound - bon.win_rate <= bon.win_slack + 1e-12,
+             source=f"{BON_PAPER}, §5"),
+        dict(label="dpo_loss(0.5, −0.5, 0, 0, β = 0.1) = −log σ(0.1), below log 2",
+             value=float(dpo_loss(0.5, -0.5, 0.0, 0.0, beta=0.1)),
+             reference=math.log1p(math.exp(-0.1)), tol=1e-12, fmt=".6f",
+             source=f"{DPO_PAPER}, eq. 7"),
+        dict(label="E_π[k1] and E_π[k3] equal the exact KL (PG's final policies)",
+             value=v.kl_identity, reference=0.0, tol=1e-10, fmt=".2g",
+             source="Schulman (2020), Approximating KL divergence"),
+        dict(label="PG's last batches: mean sampled k1 − exact KL, within 4 standard errors",
+             value=v.k1_error, reference=0.0, tol=4 * v.k1_se, fmt=".3g",
+             source="k1 is unbiased"),
+        dict(label="Whiteboard version equals rlviz on this view (π*, best-of-n, worked DPO)",
+             value=wb_gap, reference=0.0, tol=1e-12, fmt=".2g",
+             source="rlviz.interview.whiteboard.rlhf"),
+    ]
+    if run.policy == "features":
+        rows.insert(4, dict(
+            label="DPO on the reward model's features lands on its closed form π*: total "
+            "variation", value=v.tv_dpo, reference=0.0, tol=1e-3, fmt=".2g",
+            source=f"{DPO_PAPER}, §4 (same data, same class)"))
+    return rows
