@@ -110,8 +110,10 @@ BON_NS = tuple(int(n) for n in np.unique(np.round(np.geomspace(1, 1024, 72)).ast
 """The n of best-of-n on the over-optimisation chart (1 to 1024)."""
 L2 = 1e-3
 """Ridge weight on θ (reward model) and on u (DPO): the same, so that their optima coincide."""
-LR = 0.05
-"""Adam's learning rate, in reward units, for DPO and the policy gradient."""
+DPO_LR = 0.2
+"""Adam's learning rate for DPO, in reward units (full batch: deterministic, so it can be large)."""
+PG_LR = 0.1
+"""Adam's learning rate for the policy gradient, in reward units (from samples: noisier)."""
 FLOOR = 1e-250
 """Probabilities below this count as zero in the numerical optimiser."""
 
@@ -601,7 +603,7 @@ class _Adam:
 
 
 def train_dpo(space: ResponseSpace, pairs: Pairs, *, beta: float, steps: int = 500,
-              policy: str = "features", lr: float = LR, l2: float = L2,
+              policy: str = "features", lr: float = DPO_LR, l2: float = L2,
               weights: np.ndarray | None = None) -> Training:
     r"""DPO: Adam on the mean DPO loss of the pairs (full batch), from ``π = π_ref``.
 
@@ -676,7 +678,8 @@ def _uniforms(rngs: list[np.random.Generator], steps: int, batch: int,
 
 def train_policy_gradient(space: ResponseSpace, reward: np.ndarray, *, beta: float,
                           steps: int = 300, batch: int = 64, runs: int = 8,
-                          policy: str = "features", lr: float = LR, seed: int = 0) -> Training:
+                          policy: str = "features", lr: float = PG_LR,
+                          seed: int = 0) -> Training:
     r"""KL-penalised policy gradient from samples: REINFORCE on ``r̂(y) − β·k1(y)``.
 
     Each step, each run samples ``batch`` responses ``y ~ π_u``, scores them with

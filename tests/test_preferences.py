@@ -86,7 +86,7 @@ def test_dpo_training_gradient_is_the_gradient_of_its_loss(data):
     grad = (loss(np.array([eps])) - loss(np.array([-eps]))) / (2 * eps)
     first = pref.train_dpo(space, pairs, beta=beta, steps=1, l2=0.0).params[0, 0]
     # Adam's first step is −lr · sign(g) (m̂/√v̂ = ±1).
-    assert first == pytest.approx(-pref.LR * np.sign(grad), rel=1e-6)
+    assert first == pytest.approx(-pref.DPO_LR * np.sign(grad), rel=1e-6)
     assert grad < 0  # longer answers win the pairs: raising u lowers the loss
 
 
