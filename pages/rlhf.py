@@ -106,6 +106,7 @@ with ui.page("rlhf", intro=INTRO) as page:
 
     page.section(f"The policies at β = {p.beta:g}, and best-of-{p.n}")
     ui.chart(shown["policies"], key="rlhf.policies")
+    st.caption(figs.policies_caption(run, v))
     policy_table = figs.policy_table(run, d)
     st.dataframe(policy_table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")

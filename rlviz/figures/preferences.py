@@ -34,6 +34,7 @@ __all__ = [
     "frontier_figure",
     "implicit_reward_figure",
     "known_answers",
+    "policies_caption",
     "policies_figure",
     "policy_table",
     "reward_figure",
@@ -63,7 +64,9 @@ DPO_PAPER = "Rafailov et al. (2023)"
 BON_PAPER = "Beirami et al. (2024)"
 NO_DATA = "rgba(134,142,150,0.14)"
 NEG, POS = DIVERGING[0][1], DIVERGING[-1][1]
-LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.14, x=0.0)
+LEGEND_ABOVE = dict(orientation="h", yanchor="bottom", y=1.02, x=0.0)
+"""A legend over the plot: plotly widens the top margin for it, so however many rows it wraps
+into on a phone it covers neither the plot nor the x-axis title."""
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -129,7 +132,7 @@ def reward_figure(data: Data, *, height: int = 640) -> go.Figure:
     shapes = _uncovered(data) + [_peak_line()]
     layout = go.Layout(
         height=height, bargap=0.1, shapes=shapes,
-        legend=dict(orientation="h", yanchor="bottom", y=1.01, x=0.0),
+        legend=LEGEND_ABOVE,
         margin=dict(l=60, r=20, t=50, b=50),
         xaxis=dict(domain=[0, 1], anchor="y", range=span, showticklabels=False, matches="x3"),
         yaxis=dict(domain=top, title=dict(text="reward")),
@@ -138,11 +141,11 @@ def reward_figure(data: Data, *, height: int = 640) -> go.Figure:
         yaxis2=dict(domain=mid, title=dict(text="r̂ − r*"), zeroline=True,
                     zerolinecolor="#ced4da"),
         xaxis3=dict(domain=[0, 1], anchor="y3", range=span,
-                    title=dict(text="response length (0 = shortest, 1 = longest)")),
+                    title=dict(text="response length (0 shortest, 1 longest)")),
         yaxis3=dict(domain=low, title=dict(text="probability"), rangemode="tozero"),
         annotations=[
-            _title("The reward model's error", mid[1] + 0.01),
-            _title("Where the pairs are: π_ref and each response's share", low[1] + 0.01),
+            _title("The model's error", mid[1] + 0.01),
+            _title("Where the pairs are", low[1] + 0.01),
             dict(x=GOLD_PEAK, y=1.0, xref="x", yref="paper", yanchor="top", xanchor="left",
                  xshift=4, showarrow=False, text="gold's best length",
                  font=dict(size=11, color=COLORS["gold"])),
@@ -185,13 +188,23 @@ def policies_figure(run: PolicyRun, data: Data, *, height: int = 440) -> go.Figu
     ]
     layout = go.Layout(
         height=height, shapes=_uncovered(data) + [_peak_line()],
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0),
+        legend=LEGEND_ABOVE,
         margin=dict(l=60, r=20, t=70, b=50),
         xaxis=dict(title=dict(text="response length"),
                    range=[-0.02, 1.02]),
         yaxis=dict(title=dict(text="probability"), rangemode="tozero"),
     )
     return go.Figure(data=traces, layout=layout)
+
+
+def policies_caption(run: PolicyRun, v: Verification) -> str:
+    """What the policies chart shows: how close DPO and the policy gradient came to π*."""
+    runs = run.pg.logp.shape[1]
+    where = ("On the reward model's features" if run.policy == "features"
+             else "With one logit per response")
+    return (f"{where}, DPO ends {v.tv_dpo:.2g} and the policy gradient (mean of {runs} "
+            f"run{'s' if runs > 1 else ''}; bars: the runs' range) {v.tv_pg:.2g} from π* in "
+            "total variation. Grey bands: responses in no pair; dotted: gold's best length.")
 
 
 def policy_table(run: PolicyRun, data: Data) -> pd.DataFrame:
@@ -237,7 +250,7 @@ def frontier_figure(data: Data, run: PolicyRun, *, height: int = 500) -> go.Figu
                f.ns),
         _curve(f.bon.sqrt_kl, f.bon.proxy, "best-of-n: proxy", c_bon, "dash", "bon", hover_n,
                f.ns),
-        _curve(f.gold_sweep.sqrt_kl, f.gold_sweep.gold, "best gold at this KL (π* of r*)",
+        _curve(f.gold_sweep.sqrt_kl, f.gold_sweep.gold, "best gold at each KL (π* of r*)",
                INK, "dot", "gold", hover_b, f.betas, width=1.4),
     ]
     for d_max, (a, b), form, c, group in (
@@ -246,10 +259,10 @@ def frontier_figure(data: Data, run: PolicyRun, *, height: int = 500) -> go.Figu
     ):
         d = np.linspace(1e-3, float(d_max), 120)
         y = d * (a - b * (np.log(d) if form == "rl" else d))
-        text = (f"Gao et al. fit d(α − β log d): α = {a:.2f}, β = {b:.2f}" if form == "rl"
-                else f"Gao et al. fit d(α − β d): α = {a:.2f}, β = {b:.2f}")
-        traces.append(go.Scatter(x=d, y=y, mode="lines", name=text, legendgroup=group,
-                                 line=dict(color=c, dash="dot", width=1.3),
+        form_text = "d(α − β log d)" if form == "rl" else "d(α − β d)"
+        text = f"{GAO}: {form_text}, α = {a:.2f}, β = {b:.2f}"
+        traces.append(go.Scatter(x=d, y=y, mode="lines", name=f"fit {form_text}",
+                                 legendgroup=group, line=dict(color=c, dash="dot", width=1.3),
                                  hovertemplate=text + "<extra></extra>"))
     table = run.table(data)
     marks = (
@@ -275,9 +288,8 @@ def frontier_figure(data: Data, run: PolicyRun, *, height: int = 500) -> go.Figu
     lo, hi = float(np.min(ys)), float(np.max(ys))
     pad = 0.08 * max(hi - lo, 0.1)
     layout = go.Layout(
-        height=height, legend=LEGEND_BELOW | dict(y=-0.16),
-        margin=dict(l=60, r=20, t=20, b=170),
-        xaxis=dict(title=dict(text="√KL(π‖π_ref)  (nats^½)"), rangemode="tozero"),
+        height=height, legend=LEGEND_ABOVE, margin=dict(l=60, r=20, t=40, b=50),
+        xaxis=dict(title=dict(text="√KL(π‖π_ref), in √nats"), rangemode="tozero"),
         yaxis=dict(title=dict(text="reward gain over π_ref"), zeroline=True,
                    zerolinecolor="#ced4da", range=[lo - pad, hi + pad]),
     )
@@ -315,15 +327,15 @@ def training_figure(run: PolicyRun, data: Data, *, height: int = 620) -> go.Figu
     r = run.pg.logp.shape[1]
     pg_name = f"KL-penalised PG (mean of {r} runs, 95% band)" if r > 1 else "KL-penalised PG"
     panels = (
-        (f"Objective gain: E[r̂] − E_ref[r̂] − {beta:g}·KL", dc.proxy - beta * dc.kl,
+        (f"Objective: r̂ gain − {beta:g}·KL", dc.proxy - beta * dc.kl,
          pc.proxy - beta * pc.kl, float(target.proxy - beta * target.kl)),
-        ("Gold reward gain E[r*] − E_ref[r*]", dc.gold, pc.gold, float(target.gold)),
-        ("KL(π‖π_ref): exact; dotted: PG's sampled k1", dc.kl, pc.kl, float(target.kl)),
+        ("Gold reward gain", dc.gold, pc.gold, float(target.gold)),
+        ("KL(π‖π_ref); dotted: sampled k1", dc.kl, pc.kl, float(target.kl)),
     )
     traces: list[go.Scatter] = []
-    layout: dict = dict(height=height, annotations=[], margin=dict(l=60, r=20, t=30, b=120),
-                        legend=dict(orientation="h", yanchor="top", y=-0.09, x=0.0))
-    gap, h = 0.1, (1.0 - 0.2) / 3
+    layout: dict = dict(height=height, annotations=[], margin=dict(l=60, r=20, t=60, b=50),
+                        legend=LEGEND_ABOVE | dict(y=1.05))
+    gap, h = 0.13, (1.0 - 0.26) / 3
     for k, (title, dpo_y, pg_y, goal) in enumerate(panels):
         axis = "" if k == 0 else str(k + 1)
         top = 1.0 - k * (h + gap)
@@ -381,7 +393,7 @@ def implicit_reward_figure(run: PolicyRun, data: Data, *, height: int = 440) -> 
                 hovertemplate="length %{customdata:.3f}<br>r̂ %{x:.3f}<br>β log π/π_ref "
                 "%{y:.3f}<extra></extra>"))
     layout = go.Layout(
-        height=height, legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0),
+        height=height, legend=LEGEND_ABOVE,
         margin=dict(l=60, r=20, t=50, b=50),
         xaxis=dict(title=dict(text="reward model r̂(y) (shifted)"), range=[lo - pad, hi + pad]),
         yaxis=dict(title=dict(text="DPO's β·log π(y)/π_ref(y) (shifted)"),
@@ -450,46 +462,45 @@ def known_answers(data: Data, run: PolicyRun, v: Verification, *,
         float(np.max(np.abs(whiteboard.best_of_n(space.p_ref, data.proxy, bon.n) - bon.probs))),
         abs(float(whiteboard.dpo_loss(*logs, b) - dpo_loss(*logs, beta=b))))
     rows = [
-        dict(label="Add a constant to every reward: change of the BT and DPO losses and of π*",
+        dict(label="A constant added to every reward: change in the BT loss, DPO loss and π*",
              value=v.shift_gap, reference=0.0, tol=1e-12, fmt=".2g",
              source="Bradley & Terry (1952): only differences enter"),
-        dict(label=f"E[r̂] − β·KL at β = {beta:g}: a numerical optimiser vs the closed form",
+        dict(label=f"E[r̂] − β·KL at β = {beta:g}: Newton on the simplex vs the closed form",
              value=obj["numerical"], reference=obj["closed_form"],
              tol=1e-8 * max(1.0, abs(obj["closed_form"])), fmt=".10g",
              source=f"{DPO_PAPER}, eq. 4"),
-        dict(label="E[r̂] − β·KL of π* minus the best other policy here (optimiser, DPO, PG, "
-             "best-of-n, π_ref)", value=f"{obj['closed_form'] - others:.2g}",
-             reference="≥ 0 (to rounding, 1e-10)",
+        dict(label="E[r̂] − β·KL: π* minus the best other policy here",
+             value=f"{obj['closed_form'] - others:.2g}", reference="≥ −1e-10 (rounding)",
              passed=others <= obj["closed_form"] + 1e-10 * max(1.0, abs(obj["closed_form"])),
              source="Gibbs variational principle"),
-        dict(label="DPO on exact, plentiful pairs: largest error of its implicit reward "
-             "differences against gold's", value=v.implicit_error, reference=0.0, tol=1e-4,
+        dict(label="DPO on exact, plentiful pairs: error of implicit reward differences",
+             value=v.implicit_error, reference=0.0, tol=1e-4,
              fmt=".2g", source=f"{DPO_PAPER}, Theorem 1"),
         dict(label=f"Best-of-{bon.n}: exact KL ≤ log n − (n−1)/n", value=f"{bon.kl:.4f}",
              reference=f"≤ {bon.kl_bound:.4f}", passed=bon.kl <= bon.kl_bound + 1e-12,
              source=f"{BON_PAPER}, Theorem 3.1"),
-        dict(label=f"Best-of-{bon.n}: exact win rate over π_ref (ties half) vs n/(n+1): never "
-             f"above, short by at most max π_ref / 2 = {bon.win_slack:.3g}",
+        dict(label=f"Best-of-{bon.n} win rate (ties half) ≤ n/(n+1), short by ≤ max π_ref/2 "
+             f"= {bon.win_slack:.3g}",
              value=bon.win_rate, reference=bon.win_bound, tol=bon.win_slack,
              passed=0 <= bon.win_bound - bon.win_rate <= bon.win_slack + 1e-12,
              source=f"{BON_PAPER}, §5"),
-        dict(label="dpo_loss(0.5, −0.5, 0, 0, β = 0.1) = −log σ(0.1), below log 2",
+        dict(label="dpo_loss(0.5, −0.5, 0, 0, β = 0.1) = −log σ(0.1) < log 2",
              value=float(dpo_loss(0.5, -0.5, 0.0, 0.0, beta=0.1)),
              reference=math.log1p(math.exp(-0.1)), tol=1e-12, fmt=".6f",
              source=f"{DPO_PAPER}, eq. 7"),
-        dict(label="E_π[k1] and E_π[k3] equal the exact KL (PG's final policies)",
+        dict(label="E_π[k1] = E_π[k3] = exact KL (PG's final policies)",
              value=v.kl_identity, reference=0.0, tol=1e-10, fmt=".2g",
              source="Schulman (2020), Approximating KL divergence"),
-        dict(label="PG's last batches: mean sampled k1 − exact KL, within 4 standard errors",
+        dict(label="PG's last batches: mean k1 − exact KL, within 4 standard errors",
              value=v.k1_error, reference=0.0, tol=4 * v.k1_se, fmt=".3g",
              source="k1 is unbiased"),
-        dict(label="Whiteboard version equals rlviz on this view (π*, best-of-n, worked DPO)",
+        dict(label="Whiteboard version equals rlviz on this view",
              value=wb_gap, reference=0.0, tol=1e-12, fmt=".2g",
              source="rlviz.interview.whiteboard.rlhf"),
     ]
     if run.policy == "features":
         rows.insert(4, dict(
-            label="DPO on the reward model's features lands on its closed form π*: total "
-            "variation", value=v.tv_dpo, reference=0.0, tol=1e-3, fmt=".2g",
+            label="DPO on the RM's features vs its closed form π*: total variation",
+            value=v.tv_dpo, reference=0.0, tol=1e-3, fmt=".2g",
             source=f"{DPO_PAPER}, §4 (same data, same class)"))
     return rows
