@@ -10,9 +10,10 @@ from rlviz.figures import preferences as figs
 
 INTRO = (
     "A reward model fitted to pairwise preferences, the KL-regularised optimum π* ∝ π_ref·e^(r/β), "
-    "DPO and a KL-penalised policy gradient, all on one prompt with 64 candidate answers, so "
-    "every KL and expected reward is exact. Push the learned reward hard (small β, large n) "
-    "and watch the proxy keep rising while the hidden gold reward peaks and falls."
+    "DPO and a KL-penalised policy gradient, on one prompt whose candidate answers (64 of them "
+    "at first) can all be enumerated, so every KL and expected reward is exact. Push the learned "
+    "reward hard (small β, large n) and watch the proxy keep rising while the hidden gold "
+    "reward peaks and falls."
 )
 BETAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0]
 NS = [2**k for k in range(11)]
@@ -91,7 +92,6 @@ with ui.page("rlhf", intro=INTRO) as page:
     v = verification(args, settings)
     shown = view_figures(args, settings)
     frontier, table, space = d.frontier, run.table(d), d.space
-    star = np.exp(run.logp["closed_form"])
 
     page.section("The pairs and the reward model")
     ui.chart(shown["reward_model"], key="rlhf.reward_model")
@@ -100,8 +100,7 @@ with ui.page("rlhf", intro=INTRO) as page:
         f"{f' with {p.flip:.0%} of labels flipped' if p.flip else ''}; grey: responses in no "
         f"pair. Expected accuracy on fresh pairs: reward model {d.accuracy:.1%}, the gold "
         f"reward itself {d.ceiling:.1%} (the labels are noisy). The reward model orders pairs "
-        f"as gold does {pref.pair_accuracy(d.proxy, d.space.gold, d.space.p_ref):.1%} of the "
-        f"time on pairs from π_ref, {pref.pair_accuracy(d.proxy, d.space.gold, star):.1%} on "
+        f"as gold does {v.agree_ref:.1%} of the time on pairs from π_ref, {v.agree_star:.1%} on "
         f"pairs from π* at β = {p.beta:g}.")
 
     page.section(f"The policies at β = {p.beta:g}, and best-of-{p.n}")
@@ -117,7 +116,7 @@ with ui.page("rlhf", intro=INTRO) as page:
     peak = frontier.peak
     st.caption(
         f"Along the β sweep the gold reward peaks at β ≈ {frontier.betas[peak]:.2g} "
-        f"(√KL = {frontier.sweep.sqrt_kl[peak]:.2f}, gold +{frontier.sweep.gold[peak]:.3f}); "
+        f"(√KL = {frontier.sweep.sqrt_kl[peak]:.2f}, gold {frontier.sweep.gold[peak]:+.3f}); "
         f"at β = {p.beta:g} π* has √KL = {float(table['closed_form'].sqrt_kl):.2f}, proxy "
         f"{float(table['closed_form'].proxy):+.3f}, gold {float(table['closed_form'].gold):+.3f}."
         f" Best-of-{p.n}: exact KL {run.bon.kl:.4f} nats against the formula log n − (n−1)/n = "
@@ -172,8 +171,9 @@ with ui.page("rlhf", intro=INTRO) as page:
         "aim at the same π*. **Over-optimisation:** each curve runs from π_ref (√KL = 0) to ever "
         "harder optimisation of r̂; dashed is what the reward model promises, solid what the gold "
         "reward delivers; the black dotted line is the best gold reward any policy gets at that "
-        "KL. **Training:** bands are 95% t-intervals over the runs. PPO would add clipping and a "
-        "critic; with one response per prompt and one step per batch they change nothing here."
+        "KL. **Training:** bands are 95% t-intervals over the runs. PPO would add clipping, "
+        "inactive here with one gradient step per batch, and a critic, whose work as a baseline "
+        "the leave-one-out mean does."
     )
     page.try_this([
         "Predict where the gold reward of π* goes as β falls from 5 to 0.01, then move β. Does "
@@ -185,30 +185,7 @@ with ui.page("rlhf", intro=INTRO) as page:
     ])
     checks = figs.known_answers(d, run, v, worked=(lw, ll, rw, rl, beta_w))
     page.known_answer([ui.Check(**c) for c in checks])
-    page.equations([
-        ("Bradley–Terry preferences and the reward model's loss",
-         r"P(y_w \succ y_l) = \sigma\big(r(y_w) - r(y_l)\big), \qquad \mathcal L_{RM}(\theta) "
-         r"= -\mathbb E\,\log\sigma\big(r_\theta(y_w) - r_\theta(y_l)\big)"),
-        ("The KL-regularised objective and its closed-form maximiser",
-         r"\max_\pi\; \mathbb E_{y\sim\pi}[r(y)] - \beta\,\mathrm{KL}(\pi\,\|\,\pi_{ref}) "
-         r"\;\Rightarrow\; \pi^*(y) = \frac{\pi_{ref}(y)\,e^{r(y)/\beta}}{Z}, \quad "
-         r"\text{value } \beta\log Z"),
-        ("DPO: invert the optimum for r, and Z cancels in the Bradley–Terry difference",
-         r"r(y) = \beta\log\frac{\pi^*(y)}{\pi_{ref}(y)} + \beta\log Z \;\Rightarrow\; "
-         r"\mathcal L_{DPO} = -\mathbb E\,\log\sigma\Big(\beta\log\frac{\pi_\theta(y_w)}"
-         r"{\pi_{ref}(y_w)} - \beta\log\frac{\pi_\theta(y_l)}{\pi_{ref}(y_l)}\Big)"),
-        ("The KL-penalised policy gradient (KL folded into the reward, leave-one-out baseline)",
-         r"\nabla J = \mathbb E_{y\sim\pi}\Big[\Big(r(y) - \beta\log\frac{\pi(y)}{\pi_{ref}(y)}"
-         r" - b\Big)\nabla\log\pi(y)\Big], \quad b_i = \frac{1}{B-1}\sum_{j\ne i} s_j"),
-        ("Sampled KL estimates at y ~ π, with ρ = π_ref(y)/π(y)",
-         r"k_1 = -\log\rho, \quad k_2 = \tfrac12(\log\rho)^2, \quad k_3 = (\rho - 1) - \log\rho"),
-        ("Best-of-n by r from π_ref (F, F⁻: mass at or below, strictly below r(y); T = F − F⁻)",
-         r"P_n(y) = \frac{\pi_{ref}(y)}{T(y)}\big(F(y)^n - F^-(y)^n\big), \quad "
-         r"\mathrm{KL} \le \log n - \frac{n-1}{n}, \quad \text{win rate} \le \frac{n}{n+1}"),
-        (f"The functional forms of {GAO}, with d = √KL",
-         r"R_{bon}(d) = d\,(\alpha_{bon} - \beta_{bon}\,d), \qquad "
-         r"R_{RL}(d) = d\,(\alpha_{RL} - \beta_{RL}\log d)"),
-    ])
+    page.equations(figs.EQUATIONS)
     page.source(pref.dpo_loss, pref.bradley_terry_loss, pref.sampled_kl, pref.best_of_n,
                 pref.kl_optimal_policy, pref.kl_penalised_advantages, pref.train_dpo,
                 pref.train_policy_gradient, pref.fit_reward_model)

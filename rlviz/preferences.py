@@ -42,13 +42,15 @@ microseconds; numpy does a step in about 40 µs, so a view of thousands of steps
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.polynomial import legendre
 
 from rlviz.errors import InputError
+
+ArrayLike = np.ndarray | float
 
 __all__ = [
     "BETAS",
@@ -124,7 +126,7 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 0.5 + 0.5 * np.tanh(0.5 * z)
 
 
-def bradley_terry_loss(r_chosen: Any, r_rejected: Any) -> Any:
+def bradley_terry_loss(r_chosen: ArrayLike, r_rejected: ArrayLike) -> np.ndarray:
     r"""Bradley–Terry negative log-likelihood of one preference, elementwise.
 
     ``−log σ(r_w − r_l) = log(1 + e^{−(r_w − r_l)})``, computed as a softplus so that a large
@@ -143,8 +145,8 @@ def bradley_terry_loss(r_chosen: Any, r_rejected: Any) -> Any:
     return np.logaddexp(0.0, -(np.asarray(r_chosen) - np.asarray(r_rejected)))
 
 
-def dpo_loss(logp_chosen: Any, logp_rejected: Any, ref_chosen: Any, ref_rejected: Any, *,
-             beta: float) -> Any:
+def dpo_loss(logp_chosen: ArrayLike, logp_rejected: ArrayLike, ref_chosen: ArrayLike,
+             ref_rejected: ArrayLike, *, beta: float) -> np.ndarray:
     r"""Direct preference optimisation loss of one pair, elementwise.
 
     ``−log σ(β[(log π(y_w) − log π_ref(y_w)) − (log π(y_l) − log π_ref(y_l))])``: the
@@ -167,7 +169,7 @@ def dpo_loss(logp_chosen: Any, logp_rejected: Any, ref_chosen: Any, ref_rejected
                               beta * (logp_rejected - ref_rejected))
 
 
-def sampled_kl(logp: Any, logp_ref: Any, *, estimator: str = "k1") -> Any:
+def sampled_kl(logp: ArrayLike, logp_ref: ArrayLike, *, estimator: str = "k1") -> np.ndarray:
     r"""Single-sample estimates of ``KL(π‖π_ref)`` at responses ``y ~ π``, elementwise.
 
     With ``ρ = π_ref(y)/π(y)``: ``k1 = −log ρ`` (unbiased, can be negative; the one folded into
@@ -194,7 +196,7 @@ def sampled_kl(logp: Any, logp_ref: Any, *, estimator: str = "k1") -> Any:
     raise InputError(f"the KL estimator must be one of {', '.join(ESTIMATORS)}; got {estimator!r}")
 
 
-def best_of_n(p_ref: np.ndarray, reward: np.ndarray, n: Any) -> np.ndarray:
+def best_of_n(p_ref: np.ndarray, reward: np.ndarray, n: ArrayLike) -> np.ndarray:
     r"""Exact distribution of best-of-n: draw n responses from ``π_ref``, keep the best by reward.
 
     With ``F(y) = π_ref(r ≤ r(y))``, ``F⁻(y) = π_ref(r < r(y))`` and the tied mass
@@ -385,7 +387,7 @@ def sample_pairs(space: ResponseSpace, n_pairs: int, *, flip: float = 0.0,
 
 
 # ------------------------------------------------------------------------- exact scoring
-def kl_optimal_policy(log_ref: np.ndarray, reward: np.ndarray, beta: Any) -> np.ndarray:
+def kl_optimal_policy(log_ref: np.ndarray, reward: np.ndarray, beta: ArrayLike) -> np.ndarray:
     r"""The maximiser of ``E_π[r] − β KL(π‖π_ref)``: ``π*(y) = π_ref(y) e^{r(y)/β} / Z``.
 
     Source: the Gibbs variational principle; Rafailov et al. (2023), eq. 4.
@@ -669,7 +671,7 @@ def _sample(logp: np.ndarray, uniform: np.ndarray) -> np.ndarray:
 
 
 def _uniforms(rngs: list[np.random.Generator], steps: int, batch: int,
-              chunk: int = 64) -> Any:
+              chunk: int = 64) -> Iterator[np.ndarray]:
     """``[R, batch]`` uniform numbers per step, run r's from ``rngs[r]``, ``chunk`` steps a time."""
     for start in range(0, steps, chunk):
         block = np.stack([rng.random((min(chunk, steps - start), batch)) for rng in rngs], 1)
@@ -1076,6 +1078,8 @@ class Verification:
             final policies, the expectations taken exactly.
         k1_error: Mean over runs of (batch mean of k1 − exact KL) at the last recorded step.
         k1_se: Its standard error, from the exact variance of k1 under each run's policy.
+        agree_ref: How often the reward model orders a pair from ``π_ref`` as gold does.
+        agree_star: The same for pairs from ``π*`` at this β.
     """
 
     shift_gap: float
@@ -1086,6 +1090,8 @@ class Verification:
     kl_identity: float
     k1_error: float
     k1_se: float
+    agree_ref: float
+    agree_star: float
 
 
 def verify(data: Data, run: PolicyRun, *, shift: float = 5.0) -> Verification:
@@ -1126,4 +1132,6 @@ def verify(data: Data, run: PolicyRun, *, shift: float = 5.0) -> Verification:
         tv_dpo=float(0.5 * np.abs(np.exp(logp) - p_star).sum()),
         tv_pg=float(0.5 * np.abs(np.exp(run.logp["policy_gradient"]) - p_star).sum()),
         kl_identity=float(identity), k1_error=k1_error, k1_se=k1_se,
+        agree_ref=pair_accuracy(proxy, space.gold, space.p_ref),
+        agree_star=pair_accuracy(proxy, space.gold, p_star),
     )

@@ -30,6 +30,7 @@ from rlviz.preferences import (
 
 __all__ = [
     "COLORS",
+    "EQUATIONS",
     "LABELS",
     "frontier_figure",
     "implicit_reward_figure",
@@ -92,6 +93,39 @@ def _peak_line(y0: float = 0.0, y1: float = 1.0) -> dict:
 def _title(text: str, y: float) -> dict:
     return dict(text=f"<b>{text}</b>", xref="paper", yref="paper", x=0.0, y=y,
                 xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=13))
+
+
+# Short lines, so that each fits a phone's width: (caption, LaTeX), an empty caption continues.
+EQUATIONS = (
+    ("Bradley–Terry: the chance that y_w is preferred to y_l, and the reward model's loss",
+     r"P(y_w \succ y_l) = \sigma\big(r(y_w) - r(y_l)\big)"),
+    ("", r"\mathcal L_{RM}(\theta) = -\mathbb E\,\log\sigma\big(r_\theta(y_w)"
+         r" - r_\theta(y_l)\big)"),
+    ("The KL-regularised objective and its closed-form maximiser (value β log Z)",
+     r"\max_\pi\; \mathbb E_{y\sim\pi}[r(y)] - \beta\,\mathrm{KL}(\pi\,\|\,\pi_{ref})"),
+    ("", r"\pi^*(y) = \pi_{ref}(y)\,e^{r(y)/\beta} / Z"),
+    ("DPO: invert the optimum for r; Z cancels in the Bradley–Terry difference",
+     r"r(y) = \beta\log\frac{\pi^*(y)}{\pi_{ref}(y)} + \beta\log Z"),
+    ("", r"\mathcal L_{DPO} = -\mathbb E\,\log\sigma(z)"),
+    ("", r"z = \beta\log\frac{\pi_\theta(y_w)}{\pi_{ref}(y_w)} - \beta\log\frac{\pi_\theta(y_l)}"
+         r"{\pi_{ref}(y_l)}"),
+    ("DPO's gradient: each pair weighted by σ(−z), how wrong its implicit reward still is",
+     r"\nabla\mathcal L_{DPO} = -\beta\,\mathbb E\big[\sigma(-z)\,g\big]"),
+    ("", r"g = \nabla\log\pi_\theta(y_w) - \nabla\log\pi_\theta(y_l)"),
+    ("The KL-penalised policy gradient from B samples: the KL folded into each score, a "
+     "leave-one-out baseline", r"s_i = r(y_i) - \beta\log\frac{\pi(y_i)}{\pi_{ref}(y_i)}"),
+    ("", r"\widehat{\nabla J} = \frac1B\sum_{i}\big(s_i - b_i\big)\nabla\log\pi(y_i)"),
+    ("", r"b_i = \frac{1}{B-1}\sum_{j\ne i}s_j"),
+    ("Sampled KL estimates at y ~ π, with ρ = π_ref(y)/π(y)",
+     r"k_1 = -\log\rho, \quad k_2 = \tfrac12(\log\rho)^2"),
+    ("", r"k_3 = (\rho - 1) - \log\rho"),
+    ("Best-of-n by r from π_ref (F, F⁻: mass at or below, strictly below r(y); T = F − F⁻)",
+     r"P_n(y) = \frac{\pi_{ref}(y)}{T(y)}\big(F(y)^n - F^-(y)^n\big)"),
+    ("", r"\mathrm{KL} \le \log n - \frac{n-1}{n}, \quad \text{win} \le \frac{n}{n+1}"),
+    (f"The functional forms of {GAO}, with d = √KL",
+     r"R_{bon}(d) = d\,(\alpha_{bon} - \beta_{bon}\,d)"),
+    ("", r"R_{RL}(d) = d\,(\alpha_{RL} - \beta_{RL}\log d)"),
+)
 
 
 # ----------------------------------------------------------------------- the reward model
