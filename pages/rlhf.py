@@ -111,7 +111,7 @@ with ui.page("rlhf", intro=INTRO) as page:
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in policy_table.columns[1:]})
 
-    page.section("Over-optimisation: the proxy keeps rising, the gold reward turns")
+    page.section("Over-optimisation: proxy and gold reward against KL")
     ui.chart(shown["overoptimisation"], key="rlhf.overoptimisation")
     peak = frontier.peak
     st.caption(
@@ -131,7 +131,8 @@ with ui.page("rlhf", intro=INTRO) as page:
         page.section("DPO's implicit reward")
         ui.chart(shown["implicit_reward"], key="rlhf.implicit_reward")
         st.caption(f"β·log π_DPO/π_ref against r̂, each shifted (rewards are known only up to a "
-                   f"constant). Total variation between DPO's policy and π*: {v.tv_dpo:.3g}.")
+                   f"constant). Total variation between DPO's policy and π*: "
+                   f"{figs.distance(v.tv_dpo)}.")
 
     page.section("One loss by hand")
     st.markdown("Type the numbers of one pair; every step uses exactly the values shown.")

@@ -32,6 +32,7 @@ __all__ = [
     "COLORS",
     "EQUATIONS",
     "LABELS",
+    "distance",
     "frontier_figure",
     "implicit_reward_figure",
     "known_answers",
@@ -231,14 +232,19 @@ def policies_figure(run: PolicyRun, data: Data, *, height: int = 440) -> go.Figu
     return go.Figure(data=traces, layout=layout)
 
 
+def distance(x: float) -> str:
+    """A total variation (0 to 1) as text: three decimals, or an exponent when tiny."""
+    return f"{x:.3f}" if x >= 1e-3 else f"{x:.1e}"
+
+
 def policies_caption(run: PolicyRun, v: Verification) -> str:
     """What the policies chart shows: how close DPO and the policy gradient came to π*."""
     runs = run.pg.logp.shape[1]
     where = ("On the reward model's features" if run.policy == "features"
              else "With one logit per response")
-    return (f"{where}, DPO ends {v.tv_dpo:.2g} and the policy gradient (mean of {runs} "
-            f"run{'s' if runs > 1 else ''}; bars: the runs' range) {v.tv_pg:.2g} from π* in "
-            "total variation. Grey bands: responses in no pair; dotted: gold's best length.")
+    return (f"{where}, DPO ends {distance(v.tv_dpo)} and the policy gradient (mean of {runs} "
+            f"run{'s' if runs > 1 else ''}; bars: the runs' range) {distance(v.tv_pg)} from π* "
+            "in total variation. Grey bands: responses in no pair; dotted: gold's best length.")
 
 
 def policy_table(run: PolicyRun, data: Data) -> pd.DataFrame:
