@@ -172,7 +172,10 @@ with ui.page("rlhf", intro=INTRO) as page:
         "aim at the same π*. **Over-optimisation:** each curve runs from π_ref (√KL = 0) to ever "
         "harder optimisation of r̂; dashed is what the reward model promises, solid what the gold "
         "reward delivers; the black dotted line is the best gold reward any policy gets at that "
-        "KL. **Training:** bands are 95% t-intervals over the runs. PPO would add clipping, "
+        "KL. **Paired randomness:** the reward model and DPO learn from the same pairs, and "
+        "each policy-gradient run draws the same random numbers at every β, so what changes "
+        "with a control is the algorithm's input, not the luck. "
+        "**Training:** bands are 95% t-intervals over the runs. PPO would add clipping, "
         "inactive here with one gradient step per batch, and a critic, whose work as a baseline "
         "the leave-one-out mean does."
     )

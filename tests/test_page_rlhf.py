@@ -169,3 +169,19 @@ def test_the_default_view_says_where_gold_peaks():
     data = pref.preference_data()
     peak = data.frontier.betas[data.frontier.peak]
     assert any(f"β ≈ {peak:.2g}" in c.value for c in at.caption)
+
+
+def test_each_method_has_its_own_colour():
+    from rlviz.figures import preferences as figs
+
+    methods = ["reference", "closed_form", "best_of_n", "dpo", "policy_gradient"]
+    assert len({figs.COLORS[m] for m in methods}) == len(methods)
+    assert figs.COLORS["gold"] != figs.COLORS["proxy"]
+
+
+def test_policy_gradient_runs_share_their_random_numbers_across_beta():
+    data = pref.preference_data()
+    a = pref.train_policy_gradient(data.space, data.proxy, beta=0.2, steps=20, policy="table")
+    b = pref.train_policy_gradient(data.space, data.proxy, beta=0.5, steps=20, policy="table")
+    # Step 0 samples from π_ref with the same numbers whatever β: the same responses.
+    np.testing.assert_array_equal(a.kl_estimate[0], b.kl_estimate[0])
