@@ -7,8 +7,8 @@ from rlviz.figures import preferences as figs
 from tests.preferences_reference import dpo_torch, policy_gradient_one_run_at_a_time
 
 WORST_DATA = dict(n_responses=256, degree=6, ref_width=0.3, n_pairs=5000, flip=0.0)
-WORST_RUN = dict(beta=0.01, n=1024, policy="table", dpo_steps=2000, pg_steps=1000, batch=256,
-                 runs=16)
+WORST_RUN = dict(beta=0.01, n=1024, policy="table", dpo_steps=1000, pg_steps=500, batch=256,
+                 runs=16)  # the page's caps
 _DATA = pref.preference_data()
 
 
@@ -29,7 +29,7 @@ def default_view():
     return _view({}, {})
 
 
-@case("worst: K=256, degree 6, 5000 pairs, table, 2000 DPO + 1000×16×256 PG steps",
+@case("worst: K=256, degree 6, 5000 pairs, table, 1000 DPO + 500×16×256 PG steps",
       group="rlhf", budget=2.0, repeat=3)
 def worst_view():
     return _view(WORST_DATA, WORST_RUN)

@@ -76,9 +76,9 @@ with ui.page("rlhf", intro=INTRO) as page:
         ]),
         ui.Section("Training", controls=[
             ui.SelectSlider(name="dpo_steps", label="DPO steps (Adam)",
-                            options=[250, 500, 1000, 2000], value=500),
+                            options=[250, 500, 1000], value=500),
             ui.SelectSlider(name="pg_steps", label="Policy-gradient steps (Adam)",
-                            options=[100, 200, 300, 500, 1000], value=300),
+                            options=[100, 200, 300, 500], value=300),
             ui.SelectSlider(name="batch", label="PG samples per step", options=[8, 16, 32, 64,
                                                                                  128, 256],
                             value=64),

@@ -104,7 +104,7 @@ def test_extremes_stay_healthy(query):
 @pytest.mark.slow
 def test_the_heaviest_settings_stay_healthy():
     query = {"responses": "256", "degree": "6", "pairs": "5000", "width": "0.3", "beta": "0.01",
-             "n": "1024", "policy": "table", "dpo_steps": "2000", "pg_steps": "1000",
+             "n": "1024", "policy": "table", "dpo_steps": "1000", "pg_steps": "500",
              "batch": "256", "runs": "16"}
     at = run_page(PAGE, query=query)
     assert_healthy(at)
