@@ -33,9 +33,10 @@ class (``u = θ``), and DPO's loss in ``u`` *is* the Bradley–Terry loss in ``�
 closed form of the reward model (Rafailov et al. 2023, §4).
 
 Training is plain numpy with the textbook gradients (DPO's, Rafailov et al. eq. 8, and the
-softmax policy's ``∇ log π``), stepped by a small Adam. The same loop in torch with autograd and
-``torch.optim.Adam`` costs about 0.9 ms a step on this toy, where the work itself is
-microseconds; numpy does a step in about 40 µs, so a view of thousands of steps stays interactive.
+softmax policy's ``∇ log π``), stepped by a small Adam. Written with torch autograd and
+``torch.optim.Adam`` the same loop is an order of magnitude slower on this toy (the benchmarks
+time both, and a test holds the two to the same numbers): each step's arithmetic takes
+microseconds, and the autograd and optimiser machinery costs far more than that.
 ``import rlviz.preferences`` loads neither torch nor scipy.
 """
 
