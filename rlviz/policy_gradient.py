@@ -493,25 +493,28 @@ def actor_critic_step(theta: np.ndarray, v: np.ndarray, pi: np.ndarray, cell: np
     r"""One step of one-step actor-critic for every run (§13.5, γ = 1 so I = 1).
 
     ``δ = R + v̂(S') − v̂(S)`` (``v̂(G) = 0``), ``w ← w + α_w δ ∇v̂(S)``,
-    ``θ ← θ + α_θ δ ∇ln π(A | S, θ)``. The critic is a table: ``v̂(s) = v[cell(s)]``.
+    ``θ ← θ + α_θ δ ∇ln π(A | S, θ)``. The critic is a table, ``v̂(S) = v[cell]``, so its
+    gradient picks out the one entry of S.
 
     Args:
         theta: ``[R, 2]`` preferences.
-        v: ``[R, C]`` the critic's values (the goal's cell stays 0).
+        v: ``[K]`` the critic's values, one per (run, cell); the goal's entries stay 0.
         pi: ``[R, 2]`` ``policy(theta)``, which drew the action.
-        cell: ``[R]`` the critic's cell of S; next_cell: of S'.
+        cell: ``[R]`` the entry of ``v`` that holds v̂(S).
         action: ``[R]`` A.
         reward: R.
-        alpha_theta, alpha_w: Step sizes of the actor and the critic.
+        next_cell: ``[R]`` the entry that holds v̂(S').
+        alpha_theta: The actor's step size.
+        alpha_w: The critic's step size.
 
     Returns:
-        ``[R, 2]`` new θ, ``[R, C]`` new critic, ``[R]`` the TD errors δ.
+        ``[R, 2]`` new θ, ``[K]`` new critic, ``[R]`` the TD errors δ.
     """
-    rows = np.arange(cell.shape[0])
-    delta = reward + v[rows, next_cell] - v[rows, cell]
+    v_s = v[cell]
+    delta = reward + v[next_cell] - v_s
     v = v.copy()
-    v[rows, cell] += alpha_w * delta
-    theta = theta + alpha_theta * delta[:, None] * score(pi, action)
+    v[cell] = v_s + alpha_w * delta
+    theta = theta + (alpha_theta * delta)[:, None] * score(pi, action)
     return theta, v, delta
 
 
@@ -599,7 +602,12 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray
     n_lanes = p_right.shape[0]
     at = np.full(n_lanes, 256 * START, dtype=np.intp)  # 256 × the state: a row of the table
     states, actions = [], []
-    t0, chunk, going = 0, _CHUNK, True
+    # A first block four times the longest expected episode (−J(p), largest at an end of the
+    # lanes' range of p) is mostly enough.
+    ends = np.clip([p_right.min(), p_right.max()], 1e-6, 1.0 - 1e-6)
+    expected = float(((4.0 - 2.0 * ends) / (ends * (1.0 - ends))).max())
+    chunk = int(min(max(_CHUNK * math.ceil(4 * expected / _CHUNK), _CHUNK), _MAX_CHUNK))
+    t0, going = 0, True
     while t0 <= max_steps and going:
         left = uniforms(t0, chunk) >= p_right[:, None]
         codes = np.packbits(left, axis=1, bitorder="little").T.astype(np.intp)  # [chunk/8, N]
@@ -765,14 +773,18 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
 
 def _train_monte_carlo(m: Method, row: int, out: dict, theta0: np.ndarray, seed: int,
                        max_steps: int) -> None:
-    """All runs of one Monte-Carlo learner in lockstep: one episode of every run, then its
-    update, then the next episode."""
+    """All runs of one Monte-Carlo learner in lockstep.
+
+    One episode of every run (``play_episodes``), then the update of every run, then the next.
+    """
     runs, episodes = out["returns"].shape[1:]
     streams = _Streams(seed, runs, np.arange(runs))
     theta = np.tile(theta0, (runs, 1))
     w = np.zeros(runs)
     used = np.zeros(runs, dtype=np.int64)  # random numbers (= steps) each run has used
     lane = np.arange(runs)  # the runs still going
+    returns = np.full((runs, episodes), -float(max_steps))
+    p_right = np.full((runs, episodes), np.nan)
     for k in range(episodes):
         ep = play_episodes(
             policy(theta)[:, RIGHT],
@@ -785,30 +797,36 @@ def _train_monte_carlo(m: Method, row: int, out: dict, theta0: np.ndarray, seed:
         else:
             theta, w = reinforce_baseline_update(theta, w, ep.actions, ep.rewards, ep.alive,
                                                  alpha_theta=m.alpha_theta, alpha_w=m.alpha_w)
-        out["returns"][row, lane, k] = -ep.lengths
-        out["p_right"][row, lane, k] = policy(theta)[:, RIGHT]
-        if not ep.finished.all():  # these ran away: they stop here
-            gone = ~ep.finished
-            out["stopped"][row, lane[gone]] = k
-            out["returns"][row, lane[gone], k:] = -float(max_steps)
-            out["p_right"][row, lane[gone], k:] = np.nan
-            lane, theta, w = lane[~gone], theta[~gone], w[~gone]
-            if not lane.size:
-                break
-    out["steps"][row] = used
+        if ep.finished.all():
+            returns[lane, k] = -ep.lengths
+            p_right[lane, k] = policy(theta)[:, RIGHT]
+            continue
+        # Runs whose episode reached max_steps ran away: they stop here.
+        keep = ep.finished
+        returns[lane[keep], k] = -ep.lengths[keep]
+        p_right[lane[keep], k] = policy(theta[keep])[:, RIGHT]
+        out["stopped"][row, lane[~keep]] = k
+        lane, theta, w = lane[keep], theta[keep], w[keep]
+        if not lane.size:
+            break
+    out["returns"][row], out["p_right"][row], out["steps"][row] = returns, p_right, used
 
 
 def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed: int,
                         max_steps: int) -> None:
-    """All runs of one actor-critic learner stepping together; each run starts its next episode
-    as soon as the last one ends. The episodes are booked, and the runs that have played all
-    their episodes or ran away are dropped, once per block of steps."""
+    """All runs of one actor-critic learner stepping together.
+
+    Each run starts its next episode as soon as the last one ends. The episodes are booked, and
+    the runs that have played all their episodes or ran away are dropped, once per block of
+    steps.
+    """
     runs, episodes = out["returns"].shape[1:]
     cells = CRITICS[m.critic]
+    width = int(cells.max()) + 1
     streams = _Streams(seed, runs, np.arange(runs))
     lane = np.arange(runs)  # the run of each lane still going
     theta = np.tile(theta0, (runs, 1))
-    v = np.zeros((runs, cells.max() + 1))
+    v = np.zeros(runs * width)  # the critic of lane l is v[l * width:(l + 1) * width]
     state = np.full(runs, START, dtype=np.intp)
     played = np.zeros(runs, dtype=np.int64)  # episodes finished
     began = np.zeros(runs, dtype=np.int64)  # step at which the current episode began
@@ -817,13 +835,14 @@ def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed
     step = 0
     while lane.size:
         n = lane.size
+        first = width * np.arange(n)
         u = streams.take(lane, np.full(n, step), 0, _AC_BLOCK).T  # [B, n]
         for j in range(_AC_BLOCK):
             pi = policy(theta)
-            action = np.where(u[j] < pi[:, RIGHT], RIGHT, LEFT)
+            action = (u[j] >= pi[:, RIGHT]).view(np.int8)  # right when u < π(right)
             next_state, reward = corridor_step(state, action)
             theta, v, _ = actor_critic_step(
-                theta, v, pi, cells[state], action, reward, cells[next_state],
+                theta, v, pi, first + cells[state], action, reward, first + cells[next_state],
                 alpha_theta=m.alpha_theta, alpha_w=m.alpha_w)
             done = next_state == GOAL
             done_log[j, :n] = done
@@ -834,7 +853,8 @@ def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed
                            began, episodes, max_steps)
         if gone.any():
             keep = ~gone
-            lane, theta, v, state = lane[keep], theta[keep], v[keep], state[keep]
+            lane, theta, state = lane[keep], theta[keep], state[keep]
+            v = v.reshape(n, width)[keep].ravel()
             played, began = played[keep], began[keep]
 
 

@@ -202,9 +202,9 @@ def curves_figure(training: pg.Training, *, window: int = 1, height: int = 460) 
     best = pg.start_value(pg.optimal_probability())
     fig.add_shape(type="line", x0=0, x1=1, xref="paper", y0=best, y1=best,
                   line=dict(color=OPTIMUM, dash="dash", width=1.5))
-    fig.add_annotation(x=1, xref="paper", y=best, xanchor="right", yanchor="bottom",
+    fig.add_annotation(x=1, xref="paper", y=best, xanchor="right", yanchor="bottom", yshift=6,
                        showarrow=False, text=f"v*(S) = {best:.2f}, at p*",
-                       font=dict(size=12, color=OPTIMUM))
+                       font=dict(size=12, color=OPTIMUM), bgcolor="rgba(255,255,255,0.85)")
     floor = max(lowest, -150.0)
     fig.update_yaxes(range=[floor - 3, -5])
     if lowest < floor:
@@ -275,20 +275,24 @@ def cloud_figure(study: pg.GradientStudy, *, shown: int = 400, seed: int = 0,
             hovertemplate=f"mean {means[i]:.3f} ± {half[i]:.3f}<extra></extra>"))
     fig.add_shape(type="line", x0=0, x1=1, xref="paper", y0=study.exact, y1=study.exact,
                   line=dict(color=INK, dash="dash", width=1.5))
-    fig.add_annotation(x=1, xref="paper", y=study.exact, xanchor="right", yanchor="bottom",
-                       showarrow=False, text=f"exact ∂J/∂θ(right) = {study.exact:.3f}",
-                       font=dict(size=12, color=INK), bgcolor="rgba(255,255,255,0.8)")
     mc = study.samples[: pg.ESTIMATORS.index("optimal") + 1, pick]
     lo, hi = np.percentile(mc, [1, 99])
     span = max(hi - lo, 1.0)
     lo, hi = min(lo, study.exact) - 0.05 * span, max(hi, study.exact) + 0.12 * span
     outside = int(((study.samples[:, pick] < lo) | (study.samples[:, pick] > hi)).sum())
     fig.update_yaxes(range=[lo, hi])
+    note = f"dashed line: the exact ∂J/∂θ(right) = {study.exact:.3f}"
     if outside:
-        fig.add_annotation(x=0, xref="paper", y=1, yref="paper", xanchor="left",
-                           yanchor="bottom", showarrow=False, font=dict(size=11, color=MUTED),
-                           text=f"{outside} of the {pick.size * len(pg.ESTIMATORS):,} points "
-                                "shown lie outside the frame")
+        note += (f"<br>{outside} of the {pick.size * len(pg.ESTIMATORS):,} points shown lie "
+                 "outside the frame")
+    fig.add_annotation(x=0, xref="paper", y=1, yref="paper", xanchor="left", yanchor="bottom",
+                       showarrow=False, align="left", font=dict(size=11, color=MUTED), text=note)
+    for k in ("td_true", "td_one"):
+        i = pg.ESTIMATORS.index(k)
+        top = float(np.max(study.samples[i, pick]))
+        fig.add_annotation(x=i, y=min(top, hi), yanchor="bottom", yshift=4, showarrow=False,
+                           text=f"bias {means[i] - study.exact:+.2f}",
+                           font=dict(size=11, color=ESTIMATOR_COLORS[k]))
     return fig
 
 
@@ -299,7 +303,7 @@ def variance_figure(study: pg.GradientStudy, *, height: int = 360) -> go.Figure:
     lo = math.floor(math.log10(max(float(var.min()), 1e-6)))
     hi = math.ceil(math.log10(float(var.max()) * 3))
     fig = figure(height=height, showlegend=False, margin=dict(t=30, b=70),
-                 xaxis=dict(tickfont=dict(size=11)),
+                 xaxis=dict(tickfont=dict(size=11), tickangle=0),
                  yaxis=dict(title="variance of one episode's estimate", type="log",
                             range=[lo, hi], dtick=1, exponentformat="power"))
     fig.add_trace(go.Bar(
@@ -365,33 +369,39 @@ def _par(text: str) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
+def _vec(values, digits: int = 4) -> str:
+    return r"\begin{bmatrix}" + r"\\".join(_num(v, digits) for v in values) + r"\end{bmatrix}"
+
+
 def worked_steps(w: pg.WorkedScore) -> list[tuple[str, str]]:
-    """The softmax gradient worked with the user's numbers, as (caption, LaTeX) pairs."""
+    """The softmax gradient worked with the user's numbers, as (caption, LaTeX) pairs.
+
+    Numbers the user typed appear exactly as used; computed ones are rounded to four decimals.
+    Each line is short enough for a phone.
+    """
     tr, tl = _given(w.theta[0]), _given(w.theta[1])
     a = pg.ACTIONS[w.action]
-    x = r"\begin{bmatrix}" + r"\\".join(_num(v) for v in w.x) + r"\end{bmatrix}"
-    steps = [
+    gap = w.ret - w.baseline
+    given = r"\begin{bmatrix}" + tr + r"\\" + tl + r"\end{bmatrix}"
+    return [
         ("Action preferences with one-hot features, h(s, a, θ) = θᵀx(s, a), and the softmax",
-         rf"\pi(\text{{right}}) = \frac{{e^{{{tr}}}}}{{e^{{{tr}}} + e^{{{tl}}}}} = "
-         rf"{_num(w.pi[0])}, \qquad \pi(\text{{left}}) = {_num(w.pi[1])}"),
+         rf"\begin{{aligned}}\pi(\text{{right}}) &= \frac{{e^{{{tr}}}}}{{e^{{{tr}}} + "
+         rf"e^{{{tl}}}}} = {_num(w.pi[0])} \\ \pi(\text{{left}}) &= 1 - \pi(\text{{right}}) = "
+         rf"{_num(w.pi[1])}\end{{aligned}}"),
         (f"The score of the action taken ({a}): its features minus the policy's mean features",
-         rf"\nabla_\theta \ln \pi(\text{{{a}}}) = x(s, \text{{{a}}}) - \sum_b \pi(b)\,x(s, b) "
-         rf"= {x} - \begin{{bmatrix}}{_num(w.pi[0])}\\{_num(w.pi[1])}\end{{bmatrix}} = "
-         rf"\begin{{bmatrix}}{_num(w.score[0])}\\{_num(w.score[1])}\end{{bmatrix}}"),
+         rf"\begin{{aligned}}\nabla_\theta \ln \pi(\text{{{a}}}) &= x(s, \text{{{a}}}) - "
+         rf"\textstyle\sum_b \pi(b)\,x(s, b) \\ &= {_vec(w.x)} - {_vec(w.pi)} = "
+         rf"{_vec(w.score)}\end{{aligned}}"),
         ("Checked against central finite differences of ln π(a)",
          rf"\frac{{\partial \ln \pi(\text{{{a}}})}}{{\partial \theta}} \approx "
-         rf"\begin{{bmatrix}}{_num(w.finite_difference[0], 6)}\\"
-         rf"{_num(w.finite_difference[1], 6)}\end{{bmatrix}}"),
+         rf"{_vec(w.finite_difference, 6)}"),
         ("The REINFORCE step with baseline b: θ ← θ + α (G − b) ∇ln π(a)",
-         rf"\theta \leftarrow \begin{{bmatrix}}{tr}\\{tl}\end{{bmatrix}} + {_given(w.alpha)}"
-         rf"\,\big({_given(w.ret)} - {_par(_given(w.baseline))}\big)"
-         rf"\begin{{bmatrix}}{_num(w.score[0])}\\{_num(w.score[1])}\end{{bmatrix}} = "
-         rf"\begin{{bmatrix}}{_num(w.new_theta[0])}\\{_num(w.new_theta[1])}\end{{bmatrix}}"),
+         rf"\begin{{aligned}}G - b &= {_given(w.ret)} - {_par(_given(w.baseline))} = "
+         rf"{_num(gap)} \\ \theta &\leftarrow {given} + {_given(w.alpha)} \cdot "
+         rf"{_par(_num(gap))} \cdot {_vec(w.score)} \\ &= {_vec(w.new_theta)}\end{{aligned}}"),
         ("The new policy: the action taken gains probability when G − b > 0",
-         rf"\pi(\text{{right}}) = {_num(w.pi[0])} \;\to\; {_num(w.new_pi[0])}, \qquad "
          rf"\pi(\text{{{a}}}) = {_num(w.pi[w.action])} \;\to\; {_num(w.new_pi[w.action])}"),
     ]
-    return steps
 
 
 def log_policy_figure(w: pg.WorkedScore, *, height: int = 300) -> go.Figure:
