@@ -101,16 +101,16 @@ with ui.page("policy_gradient", intro=INTRO) as page:
             ui.FloatSlider(name="p0", label="Initial π(right)", min=0.05, max=0.95, value=0.05,
                            step=0.05, help="0.05 is the ε-greedy 'left' policy (ε = 0.1)."),
             ui.IntSlider(name="episodes", label="Episodes per run", min=100, max=1000,
-                         value=1000, step=100),
+                         value=1000, step=100, scales_work=True),
             ui.IntSlider(name="runs", label="Independent runs", min=10, max=100, value=100,
-                         step=10),
+                         step=10, scales_work=True),
             ui.IntSlider(name="window", label="Smoothing (episodes)", min=1, max=50, value=1),
         ]),
         ui.Section("Gradient study", expanded=True, controls=[
             ui.FloatSlider(name="study_p", label="Policy studied: π(right)", min=0.05, max=0.95,
                            value=0.3, step=0.01),
             ui.SelectSlider(name="study_n", label="Episodes sampled",
-                            options=[500, 1000, 2000, 5000], value=2000),
+                            options=[500, 1000, 2000, 5000], value=2000, scales_work=True),
             ui.FloatSlider(name="b", label="Constant baseline b", min=-100.0, max=0.0,
                            value=-20.0, step=1.0),
         ]),
@@ -144,14 +144,20 @@ with ui.page("policy_gradient", intro=INTRO) as page:
                        for m in training.methods)
     st.caption(f"Mean return over the last {last} episodes — {finals}. v*(S) = "
                f"{pg.start_value(star):.2f}.")
-    stopped = [(m, int((training.stopped[i] >= 0).sum())) for i, m in enumerate(training.methods)]
-    stopped = [(m, k) for m, k in stopped if k]
-    if stopped:
-        st.warning(
-            " ".join(f"{k} of {training.runs} runs of {figs.method_label(m)} ran away (an "
-                     f"episode reached {pg.MAX_STEPS:,} steps): they stop there and count "
-                     f"−{pg.MAX_STEPS:,} per episode from then on." for m, k in stopped),
-            icon=":material/trending_down:")
+    notes = []
+    for i, m in enumerate(training.methods):
+        away, cut = int((training.ran_away[i] >= 0).sum()), int((training.cut[i] >= 0).sum())
+        if away:
+            notes.append(f"**{away} of {training.runs} runs of {figs.method_label(m)} ran "
+                         f"away**: an episode reached {pg.MAX_STEPS:,} steps, so the run stops "
+                         f"there and counts −{pg.MAX_STEPS:,} per episode from then on.")
+        if cut:
+            first = int(training.cut[i][training.cut[i] >= 0].min()) + 1
+            notes.append(f"**{cut} of {training.runs} runs of {figs.method_label(m)} used "
+                         f"their {training.budget_of(m):,} steps** before their last episode (the "
+                         f"first before episode {first:,}); later means are over the runs left.")
+    if notes:
+        st.caption(":material/trending_down: " + " ".join(notes))
     ui.chart(fig_policy, key="policy_gradient.policy")
 
     page.section("One episode's gradient, seven ways")

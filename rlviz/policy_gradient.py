@@ -37,9 +37,11 @@ environment step, in any learner, reads number n of that stream and goes right w
 π(right). So every learner's first episode is the same, later two learners' actions differ only
 where their policies do, and run ``r`` is the same whatever the number of runs.
 
-Runaway runs. A policy pushed to p ≈ 0 or p ≈ 1 almost never reaches the goal. An episode that
-reaches ``max_steps`` steps stops its run; the run's remaining episodes are scored
-``−max_steps`` (their true returns would be lower still).
+Limits. A policy pushed to p ≈ 0 or p ≈ 1 almost never reaches the goal: an episode that
+reaches ``max_steps`` steps stops its run (it ran away), and the run's remaining episodes are
+scored ``−max_steps`` (their true returns would be lower still). A run also starts no episode
+once it has taken ``budget`` steps in all, which bounds the work of the slowest settings; the
+book's stay well inside.
 
 Reference: Sutton & Barto (2018), *Reinforcement Learning: An Introduction*, 2nd ed.,
 Chapter 13; Williams (1992), *Simple statistical gradient-following algorithms for
@@ -48,6 +50,7 @@ connectionist reinforcement learning*.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -58,6 +61,7 @@ from rlviz.errors import InputError
 
 __all__ = [
     "ACTIONS",
+    "AC_STEP_BUDGET",
     "BOOK_BASELINE",
     "BOOK_REINFORCE",
     "CRITICS",
@@ -70,6 +74,7 @@ __all__ = [
     "REWARD",
     "RIGHT",
     "START",
+    "STEP_BUDGET",
     "Curve",
     "Episodes",
     "GradientStudy",
@@ -116,9 +121,15 @@ NEXT = np.array([[1, 0], [0, 2], [3, 1], [3, 3]], dtype=np.intp)
 In state 1, the reversed one, right leads back to S and left on to state 2."""
 REWARD = -1.0
 """The reward of every step, the one into the goal included."""
-MAX_STEPS = 5_000
+MAX_STEPS = 2_000
 """An episode this long stops its run (see the module notes); p = 0.05 reaches it with
-probability about e^-61 per episode."""
+probability about e^-24 per episode."""
+STEP_BUDGET = 40_000
+"""Steps a Monte-Carlo run may take in all: it starts no episode after that. The book's settings
+stay well inside (REINFORCE at 2^-14 from p = 0.05, the slowest, takes about 31,000)."""
+AC_STEP_BUDGET = 20_000
+"""The same for actor-critic, whose step costs about ten Monte-Carlo steps (it updates after
+every step). With a critic of one value per state and α_θ ≥ 2^-9 it needs under 19,000."""
 CRITICS = {
     "per_state": np.array([0, 1, 2, 3], dtype=np.intp),
     "one_value": np.array([0, 0, 0, 1], dtype=np.intp),
@@ -134,6 +145,7 @@ ESTIMATORS = ("none", "constant", "learned", "true_v", "optimal", "td_true", "td
 
 _CHUNK, _MAX_CHUNK = 32, 1024  # steps per look-up block of play_episodes (doubling)
 _AC_BLOCK = 256  # actor-critic steps per block of random numbers
+_TRACE_BLOCK = 128  # steps of the baseline unrolled at once
 
 
 # --------------------------------------------------------------------------- validation
@@ -366,6 +378,8 @@ def score(pi: np.ndarray, action: np.ndarray, features: np.ndarray = FEATURES) -
     Returns:
         ``[..., d]``.
     """
+    if features is FEATURES:  # one-hot: Σ_b π(b) x(s, b) is π itself
+        return FEATURES[action] - pi
     return features[action] - pi @ features
 
 
@@ -438,23 +452,29 @@ def reinforce_update(theta: np.ndarray, actions: np.ndarray, rewards: np.ndarray
 def baseline_trace(w: np.ndarray, returns: np.ndarray, *, alpha_w: float) -> np.ndarray:
     r"""The baseline before each step, when it moves toward every return in turn.
 
-    ``w_{t+1} = w_t + α_w (G_t − w_t)`` (the book's per-step update of ``v̂ = w``), unrolled:
-    ``w_t = (1 − α_w)^t w_0 + α_w Σ_{j<t} (1 − α_w)^{t−1−j} G_j``.
+    ``w_{t+1} = w_t + α_w (G_t − w_t)`` (the book's per-step update of ``v̂ = w``), unrolled over
+    blocks of up to 128 steps: from a block's first value ``w_s``,
+    ``w_{s+i} = (1 − α_w)^i w_s + α_w Σ_{j<i} (1 − α_w)^{i−1−j} G_{s+j}``.
 
     Args:
         w: ``[R]`` the baseline at the episode's start.
         returns: ``[R, T]`` ``G_t``.
-        alpha_w: Step size in (0, 1); ``(1 − α_w)^{−T}`` must stay finite (T ≤ 5000 with
-            α_w ≤ 1/4 does).
+        alpha_w: Step size in (0, 1).
 
     Returns:
         ``[R, T + 1]`` ``w_0 … w_T``.
     """
     decay = 1.0 - alpha_w
-    t = np.arange(returns.shape[-1] + 1, dtype=np.float64)
-    grown = np.zeros(returns.shape[:-1] + (returns.shape[-1] + 1,))
-    np.cumsum(returns * decay ** -t[1:], axis=-1, out=grown[..., 1:])  # Σ_{j<t} (1−α)^{−(j+1)} G_j
-    return decay**t * (w[..., None] + alpha_w * grown)
+    length = returns.shape[-1]
+    out = np.empty(returns.shape[:-1] + (length + 1,))
+    out[..., 0] = w
+    i = np.arange(1, _TRACE_BLOCK + 1, dtype=np.float64)
+    for s in range(0, length, _TRACE_BLOCK):
+        g = returns[..., s:s + _TRACE_BLOCK]
+        n = g.shape[-1]
+        grown = np.cumsum(g * decay ** -i[:n], axis=-1)  # Σ_{j<i} (1 − α_w)^{−(j+1)} G_{s+j}
+        out[..., s + 1:s + n + 1] = decay ** i[:n] * (out[..., s, None] + alpha_w * grown)
+    return out
 
 
 def reinforce_baseline_update(theta: np.ndarray, w: np.ndarray, actions: np.ndarray,
@@ -563,21 +583,25 @@ class Episodes:
         return self.alive * REWARD
 
 
-_BYTE = 8  # moves looked up at once
+_MOVES = 16  # moves looked up at once
+_CODES = 1 << _MOVES
 
 
-def _eight_moves() -> tuple[np.ndarray, np.ndarray]:
-    """Where eight moves lead from every state, by stepping each (state, byte) pair with
-    ``corridor_step``: ``PATH[256 s + c]`` the eight states met (before each move) and
-    ``END[256 s + c]`` 256 times the state after them, for the byte ``c`` whose bit i is 1 when
-    move i goes left."""
-    s = np.repeat(np.arange(4), 256)
-    code = np.tile(np.arange(256), 4)
-    path = np.empty((s.size, _BYTE), dtype=np.int8)
-    for i in range(_BYTE):
+@functools.cache
+def _sixteen_moves() -> tuple[np.ndarray, np.ndarray]:
+    """Where sixteen moves lead from every state, by stepping each (state, code) pair with
+    ``corridor_step``.
+
+    ``PATH[2¹⁶ s + c]`` are the sixteen states met (before each move) and ``END[2¹⁶ s + c]`` is
+    2¹⁶ times the state after them, for the code ``c`` whose bit i is 1 when move i goes left.
+    """
+    s = np.repeat(np.arange(4), _CODES)
+    code = np.tile(np.arange(_CODES), 4)
+    path = np.empty((s.size, _MOVES), dtype=np.int8)
+    for i in range(_MOVES):
         path[:, i] = s
         s = corridor_step(s, (code >> i) & 1)[0]
-    return path, 256 * s
+    return path, _CODES * s
 
 
 def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray], *,
@@ -586,10 +610,9 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray
 
     Step t of lane l goes right when its t-th random number is below ``p_right[l]``; the
     states follow from ``corridor_step``. Because the policy does not change during the
-    episode, the moves are drawn for a block of steps at once (32, then doubling), packed eight
-    to a byte, and each byte's eight states are looked up in a table built from
-    ``corridor_step``, for every lane at once, until every lane has reached the goal or
-    ``max_steps`` steps.
+    episode, the moves are drawn for a block of steps at once, packed sixteen to a code, and
+    each code's sixteen states are looked up in a table built from ``corridor_step``, for every
+    lane at once, until every lane has reached the goal or ``max_steps`` steps.
 
     Args:
         p_right: ``[N]`` π(right) of each lane.
@@ -600,7 +623,8 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray
         The episodes.
     """
     n_lanes = p_right.shape[0]
-    at = np.full(n_lanes, 256 * START, dtype=np.intp)  # 256 × the state: a row of the table
+    path, end = _sixteen_moves()
+    at = np.full(n_lanes, _CODES * START, dtype=np.intp)  # 2¹⁶ × the state: a row of the table
     states, actions = [], []
     # A first block four times the longest expected episode (−J(p), largest at an end of the
     # lanes' range of p) is mostly enough.
@@ -610,15 +634,16 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray
     t0, going = 0, True
     while t0 <= max_steps and going:
         left = uniforms(t0, chunk) >= p_right[:, None]
-        codes = np.packbits(left, axis=1, bitorder="little").T.astype(np.intp)  # [chunk/8, N]
+        # Sixteen moves to a code: bit i of code b is move 16 b + i.
+        codes = np.packbits(left, axis=1, bitorder="little").view("<u2").T.astype(np.intp)
         s = np.empty((n_lanes, chunk), dtype=np.int8)
         for b, code in enumerate(codes):
             row = at + code
-            s[:, b * _BYTE:(b + 1) * _BYTE] = _PATH[row]
-            at = _END[row]
-            if b % 4 == 3 and not (going := (at != 256 * GOAL).any()):
+            s[:, b * _MOVES:(b + 1) * _MOVES] = path[row]
+            at = end[row]
+            if b % 2 == 1 and not (going := (at != _CODES * GOAL).any()):
                 break
-        used = (b + 1) * _BYTE
+        used = (b + 1) * _MOVES
         states.append(s[:, :used])
         actions.append(left[:, :used].view(np.int8))  # LEFT = 1
         t0 += chunk
@@ -633,8 +658,6 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray
     return Episodes(states=S[:, :longest], actions=A[:, :longest], alive=alive[:, :longest],
                     lengths=lengths, finished=finished)
 
-
-_PATH, _END = _eight_moves()
 
 
 @dataclass(frozen=True)
@@ -687,58 +710,73 @@ def _power(x: float) -> str:
 class Training:
     """Learning curves of several learners on the same runs.
 
-    Episodes after a run stopped (see ``stopped``) carry ``−max_steps`` in ``returns`` and NaN in
-    ``p_right``.
+    A run stops early in two ways. It *runs away* when an episode reaches ``max_steps`` steps:
+    that episode and the rest carry ``−max_steps`` in ``returns`` (their true returns would be
+    lower still). It is *cut* when it has taken its budget of steps in all (``budget``,
+    ``ac_budget`` for actor-critic): the episodes it did not start are NaN. Both carry NaN in ``p_right``.
     """
 
     methods: tuple[Method, ...]
     returns: np.ndarray  # [M, R, E] return of each episode (−its length)
     p_right: np.ndarray  # [M, R, E] π(right) after each episode's update(s)
-    stopped: np.ndarray  # [M, R] episode at which the run ran away, or −1
+    ran_away: np.ndarray  # [M, R] episode at which the run ran away, or −1
+    cut: np.ndarray  # [M, R] first episode the run did not start for want of steps, or −1
     steps: np.ndarray  # [M, R] environment steps taken
     p0: float
     seed: int
     max_steps: int
+    budget: int
+    ac_budget: int
 
     @property
     def runs(self) -> int:
+        """Independent runs per learner."""
         return self.returns.shape[1]
 
     @property
     def episodes(self) -> int:
+        """Episodes per run."""
         return self.returns.shape[2]
 
     def index(self, method: Method) -> int:
+        """Row of a learner."""
         return self.methods.index(method)
 
     @staticmethod
     def join(parts: Sequence[Training]) -> Training:
-        """Several trainings of the same runs (runs, episodes, p0, seed) as one."""
+        """Several trainings of the same runs (runs, episodes, p0, seed, limits) as one."""
         first = parts[0]
-        for t in parts[1:]:
-            if (t.runs, t.episodes, t.p0, t.seed, t.max_steps) != (
-                    first.runs, first.episodes, first.p0, first.seed, first.max_steps):
-                raise InputError("only trainings of the same runs can be joined")
+
+        def key(t: Training) -> tuple:
+            return t.runs, t.episodes, t.p0, t.seed, t.max_steps, t.budget, t.ac_budget
+
+        if any(key(t) != key(first) for t in parts[1:]):
+            raise InputError("only trainings of the same runs can be joined")
+        fields = ("returns", "p_right", "ran_away", "cut", "steps")
         return Training(
             methods=tuple(m for t in parts for m in t.methods),
-            returns=np.concatenate([t.returns for t in parts]),
-            p_right=np.concatenate([t.p_right for t in parts]),
-            stopped=np.concatenate([t.stopped for t in parts]),
-            steps=np.concatenate([t.steps for t in parts]),
-            p0=first.p0, seed=first.seed, max_steps=first.max_steps)
+            **{f: np.concatenate([getattr(t, f) for t in parts]) for f in fields},
+            p0=first.p0, seed=first.seed, max_steps=first.max_steps, budget=first.budget,
+            ac_budget=first.ac_budget)
+
+    def budget_of(self, method: Method) -> int:
+        """The step budget of a learner's runs."""
+        return self.ac_budget if method.kind == "actor_critic" else self.budget
 
     def final_mean(self, method: Method, last: int = 100) -> float:
-        """Mean return over the last ``last`` episodes and all runs."""
-        return float(self.returns[self.index(method), :, -last:].mean())
+        """Mean return over the last ``last`` episodes of the runs that played them."""
+        return float(np.nanmean(self.returns[self.index(method), :, -last:]))
 
 
 def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, seed: int,
-          max_steps: int = MAX_STEPS) -> Training:
+          max_steps: int = MAX_STEPS, budget: int = STEP_BUDGET,
+          ac_budget: int = AC_STEP_BUDGET) -> Training:
     """Train every learner on ``runs`` independent runs of ``episodes`` episodes.
 
-    The Monte-Carlo learners play in lockstep, one episode of every run at a time
-    (``play_episodes``), and update with ``reinforce_update`` and ``reinforce_baseline_update``
-    on those arrays; actor-critic steps all its runs together with ``actor_critic_step``.
+    The Monte-Carlo learners play all their runs in lockstep, one episode of each at a time
+    (``play_episodes``), and update them with ``reinforce_update`` or
+    ``reinforce_baseline_update`` on those arrays; actor-critic steps all its runs together
+    with ``actor_critic_step``.
 
     Args:
         methods: The learners (distinct).
@@ -746,7 +784,9 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
         episodes: Episodes per run, 1–10000.
         p0: Initial π(right), in (0, 1).
         seed: Seed of the runs' random numbers.
-        max_steps: An episode this long stops its run.
+        max_steps: An episode this long makes its run stop (it ran away).
+        budget: A Monte-Carlo run starts no episode once it has taken this many steps.
+        ac_budget: The same for actor-critic.
 
     Returns:
         The learning curves.
@@ -759,20 +799,29 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
     runs = _count(runs, "the number of runs", 1, 1000)
     episodes = _count(episodes, "the number of episodes", 1, 10_000)
     max_steps = _count(max_steps, "the longest episode", 1, 100_000)
+    budget = _count(budget, "the step budget", 1, 10**9)
+    ac_budget = _count(ac_budget, "actor-critic's step budget", 1, 10**9)
     seed = _seed(seed)
     theta0 = initial_theta(p0)
     shape = (len(methods), runs, episodes)
-    out = dict(returns=np.full(shape, -float(max_steps)), p_right=np.full(shape, np.nan),
-               stopped=np.full(shape[:2], -1, dtype=np.int64),
+    out = dict(returns=np.full(shape, np.nan), p_right=np.full(shape, np.nan),
+               ran_away=np.full(shape[:2], -1, dtype=np.int64),
+               cut=np.full(shape[:2], -1, dtype=np.int64),
                steps=np.zeros(shape[:2], dtype=np.int64))
     for i, m in enumerate(methods):
-        learn = _train_actor_critic if m.kind == "actor_critic" else _train_monte_carlo
-        learn(m, i, out, theta0, seed, max_steps)
-    return Training(methods=methods, p0=float(p0), seed=seed, max_steps=max_steps, **out)
+        if m.kind == "actor_critic":
+            _train_actor_critic(m, i, out, theta0, seed, max_steps, ac_budget)
+        else:
+            _train_monte_carlo(m, i, out, theta0, seed, max_steps, budget)
+    for i in range(len(methods)):
+        for r in np.flatnonzero(out["ran_away"][i] >= 0):
+            out["returns"][i, r, out["ran_away"][i, r]:] = -float(max_steps)
+    return Training(methods=methods, p0=float(p0), seed=seed, max_steps=max_steps,
+                    budget=budget, ac_budget=ac_budget, **out)
 
 
 def _train_monte_carlo(m: Method, row: int, out: dict, theta0: np.ndarray, seed: int,
-                       max_steps: int) -> None:
+                       max_steps: int, budget: int) -> None:
     """All runs of one Monte-Carlo learner in lockstep.
 
     One episode of every run (``play_episodes``), then the update of every run, then the next.
@@ -783,9 +832,15 @@ def _train_monte_carlo(m: Method, row: int, out: dict, theta0: np.ndarray, seed:
     w = np.zeros(runs)
     used = np.zeros(runs, dtype=np.int64)  # random numbers (= steps) each run has used
     lane = np.arange(runs)  # the runs still going
-    returns = np.full((runs, episodes), -float(max_steps))
-    p_right = np.full((runs, episodes), np.nan)
+    returns = out["returns"][row]
+    p_right = out["p_right"][row]
     for k in range(episodes):
+        if used[lane].max() >= budget:  # these have used their steps: they start no episode
+            spent = used[lane] >= budget
+            out["cut"][row, lane[spent]] = k
+            lane, theta, w = lane[~spent], theta[~spent], w[~spent]
+            if not lane.size:
+                break
         ep = play_episodes(
             policy(theta)[:, RIGHT],
             lambda t0, n, lane=lane, base=used[lane]: streams.take(lane, base, t0, n),
@@ -805,20 +860,20 @@ def _train_monte_carlo(m: Method, row: int, out: dict, theta0: np.ndarray, seed:
         keep = ep.finished
         returns[lane[keep], k] = -ep.lengths[keep]
         p_right[lane[keep], k] = policy(theta[keep])[:, RIGHT]
-        out["stopped"][row, lane[~keep]] = k
+        out["ran_away"][row, lane[~keep]] = k
         lane, theta, w = lane[keep], theta[keep], w[keep]
         if not lane.size:
             break
-    out["returns"][row], out["p_right"][row], out["steps"][row] = returns, p_right, used
+    out["steps"][row] = used
 
 
 def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed: int,
-                        max_steps: int) -> None:
+                        max_steps: int, budget: int) -> None:
     """All runs of one actor-critic learner stepping together.
 
     Each run starts its next episode as soon as the last one ends. The episodes are booked, and
-    the runs that have played all their episodes or ran away are dropped, once per block of
-    steps.
+    the runs that are done (all episodes played, ran away, or out of steps) are dropped, once
+    per block of steps.
     """
     runs, episodes = out["returns"].shape[1:]
     cells = CRITICS[m.critic]
@@ -828,8 +883,7 @@ def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed
     theta = np.tile(theta0, (runs, 1))
     v = np.zeros(runs * width)  # the critic of lane l is v[l * width:(l + 1) * width]
     state = np.full(runs, START, dtype=np.intp)
-    played = np.zeros(runs, dtype=np.int64)  # episodes finished
-    began = np.zeros(runs, dtype=np.int64)  # step at which the current episode began
+    book = _Book(out, row, episodes, max_steps, budget, runs)
     done_log = np.empty((_AC_BLOCK, runs), dtype=bool)
     theta_log = np.empty((_AC_BLOCK, runs, 2))
     step = 0
@@ -849,57 +903,72 @@ def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed
             theta_log[j, :n] = theta
             state = np.where(done, START, next_state)
         step += _AC_BLOCK
-        gone = _book_block(out, row, lane, done_log[:, :n], theta_log[:, :n], step, played,
-                           began, episodes, max_steps)
-        if gone.any():
-            keep = ~gone
+        keep = book.block(lane, done_log[:, :n], theta_log[:, :n], step)
+        if not keep.all():
             lane, theta, state = lane[keep], theta[keep], state[keep]
             v = v.reshape(n, width)[keep].ravel()
-            played, began = played[keep], began[keep]
 
 
-def _book_block(out: dict, row: int, lane: np.ndarray, done_log: np.ndarray,
-                theta_log: np.ndarray, step: int, played: np.ndarray, began: np.ndarray,
-                episodes: int, max_steps: int) -> np.ndarray:
-    """Record the episodes that ended in a block of ``B`` steps ending at ``step``; update
-    ``played`` and ``began`` in place. Returns which lanes are finished or ran away."""
-    who, when = np.nonzero(done_log.T)  # sorted by lane, then by step
-    ends = step - done_log.shape[0] + when + 1  # steps the run had taken when it ended
-    first = np.r_[True, who[1:] != who[:-1]][: who.size]
-    since = np.where(first, began[who], np.r_[0, ends[:-1]][: who.size])
-    group = np.cumsum(first) - 1
-    k = played[who] + np.arange(who.size) - np.flatnonzero(first)[group]
-    length = ends - since
-    # An episode longer than max_steps was cut (the run ran away) at episode k: nothing after
-    # it counts.
-    over = (length > max_steps) & (k < episodes)
-    cut = np.full(lane.size, np.iinfo(np.int64).max)
-    np.minimum.at(cut, who[over], k[over])
-    ok = (k < episodes) & (k < cut[who])
-    out["returns"][row, lane[who[ok]], k[ok]] = -length[ok]
-    out["p_right"][row, lane[who[ok]], k[ok]] = policy(theta_log[when[ok], who[ok]])[:, RIGHT]
-    last = ok & (k == episodes - 1)
-    out["steps"][row, lane[who[last]]] = ends[last]
-    np.add.at(played, who[ok], 1)
-    tail = np.flatnonzero(np.r_[who[1:] != who[:-1], True]) if who.size else who
-    began[who[tail]] = ends[tail]
-    finished = played >= episodes
-    cut_now = cut < np.iinfo(np.int64).max
-    ran_away = ~finished & (cut_now | (step - began >= max_steps))
-    if ran_away.any():
-        # The loop would have stopped the episode after max_steps steps.
-        start = np.where(cut_now, 0, began)
-        if cut_now.any():
-            where = np.flatnonzero(over)
-            first_over = where[np.r_[True, who[where][1:] != who[where][:-1]]]
-            start[who[first_over]] = since[first_over]
-        r = lane[ran_away]
-        out["stopped"][row, r] = played[ran_away]
-        out["steps"][row, r] = start[ran_away] + max_steps
-        for run, k0 in zip(r, played[ran_away], strict=True):
-            out["returns"][row, run, k0:] = -float(max_steps)
-            out["p_right"][row, run, k0:] = np.nan
-    return finished | ran_away
+class _Book:
+    """Actor-critic's bookkeeping: which episodes ended when, in blocks of steps.
+
+    The loop that the block engine must equal, per run: an episode starts only while the run has
+    taken fewer than ``budget`` steps; an episode that reaches ``max_steps`` steps without the
+    goal makes the run stop (it ran away).
+    """
+
+    def __init__(self, out: dict, row: int, episodes: int, max_steps: int, budget: int,
+                 runs: int):
+        self.out, self.row, self.episodes = out, row, episodes
+        self.max_steps, self.budget = max_steps, budget
+        self.played = np.zeros(runs, dtype=np.int64)  # episodes finished, per lane
+        self.began = np.zeros(runs, dtype=np.int64)  # step at which the current episode began
+
+    def block(self, lane: np.ndarray, done_log: np.ndarray, theta_log: np.ndarray,
+              step: int) -> np.ndarray:
+        """Book a block of ``B`` steps ending at ``step``; returns which lanes go on."""
+        out, row, n = self.out, self.row, lane.size
+        who, when = np.nonzero(done_log.T)  # every episode end, by lane, then by step
+        ends = step - done_log.shape[0] + when + 1  # steps the run had taken at that end
+        head = np.r_[True, who[1:] != who[:-1]][: who.size]  # a lane's first end here
+        starts = np.flatnonzero(head)
+        rank = np.arange(who.size) - starts[np.cumsum(head) - 1]
+        since = np.where(head, self.began[who], np.r_[0, ends[:-1]][: who.size])
+        k = self.played[who] + rank
+        length = ends - since
+        # The first end that the loop would not have booked stops the lane's booking.
+        late, long = since >= self.budget, length > self.max_steps
+        bad = late | long | (k >= self.episodes)
+        first_bad = np.full(n, np.iinfo(np.int64).max)
+        np.minimum.at(first_bad, who[bad], rank[bad])
+        ok = rank < first_bad[who]
+        out["returns"][row, lane[who[ok]], k[ok]] = -length[ok]
+        p_after = policy(theta_log[when[ok], who[ok]])[:, RIGHT]
+        out["p_right"][row, lane[who[ok]], k[ok]] = p_after
+        np.add.at(self.played, who[ok], 1)
+        last_ok = np.flatnonzero(ok & np.r_[who[1:] != who[:-1], True][: who.size] | ok & (
+            np.r_[~ok[1:], True][: who.size]))
+        self.began[who[last_ok]] = ends[last_ok]
+        finished = self.played >= self.episodes
+        out["steps"][row, lane[finished]] = self.began[finished]
+        # Why each unfinished lane stops, if it does: at its first bad end, or now.
+        stopper = bad & (rank == first_bad[who])
+        ran_away = np.zeros(n, dtype=bool)
+        spent = np.zeros(n, dtype=bool)
+        ran_away[who[stopper & long & ~late]] = True
+        spent[who[stopper & late]] = True
+        start = self.began.copy()
+        start[who[stopper]] = since[stopper]
+        going = ~finished & ~ran_away & ~spent
+        spent |= going & (start >= self.budget)
+        ran_away |= going & ~spent & (step - start >= self.max_steps)
+        out["ran_away"][row, lane[ran_away]] = self.played[ran_away]
+        out["steps"][row, lane[ran_away]] = start[ran_away] + self.max_steps
+        out["cut"][row, lane[spent]] = self.played[spent]
+        out["steps"][row, lane[spent]] = start[spent]
+        keep = ~(finished | ran_away | spent)
+        self.played, self.began = self.played[keep], self.began[keep]
+        return keep
 
 
 # --------------------------------------------------------------------------- curves

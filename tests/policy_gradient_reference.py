@@ -36,12 +36,14 @@ class _Dice:
 
 
 def run_loop(method: pg.Method, *, runs: int, episodes: int, p0: float, seed: int,
-             max_steps: int = pg.MAX_STEPS) -> dict[str, np.ndarray]:
-    """Returns per episode, π(right) after each episode, the episode each run stopped at (−1
-    if none) and the steps each run took, for one learner."""
-    returns = np.full((runs, episodes), -float(max_steps))
+             max_steps: int = pg.MAX_STEPS, budget: int = pg.STEP_BUDGET
+             ) -> dict[str, np.ndarray]:
+    """Returns per episode, π(right) after each episode, the episode at which each run ran
+    away or was cut (−1 if not) and the steps each run took, for one learner."""
+    returns = np.full((runs, episodes), np.nan)
     p_after = np.full((runs, episodes), np.nan)
     stopped = np.full(runs, -1)
+    cut = np.full(runs, -1)
     steps = np.zeros(runs, dtype=np.int64)
     cells = list(pg.CRITICS[method.critic])
     children = np.random.SeedSequence(seed).spawn(runs)
@@ -52,6 +54,9 @@ def run_loop(method: pg.Method, *, runs: int, episodes: int, p0: float, seed: in
         w = 0.0
         v = [0.0] * (max(cells) + 1)
         for k in range(episodes):
+            if steps[r] >= budget:  # out of steps: no new episode
+                cut[r] = k
+                break
             s, t = 0, 0
             acts = []
             ran_away = False
@@ -74,6 +79,7 @@ def run_loop(method: pg.Method, *, runs: int, episodes: int, p0: float, seed: in
             steps[r] += t
             if ran_away:
                 stopped[r] = k
+                returns[r, k:] = -float(max_steps)
                 break
             if method.kind != "actor_critic":
                 p = _p_right(th_r, th_l)  # the policy the episode was played with
@@ -91,4 +97,5 @@ def run_loop(method: pg.Method, *, runs: int, episodes: int, p0: float, seed: in
                 th_l -= method.alpha_theta * g
             returns[r, k] = -t
             p_after[r, k] = _p_right(th_r, th_l)
-    return dict(returns=returns, p_right=p_after, stopped=stopped, steps=steps)
+    return dict(returns=returns, p_right=p_after, ran_away=stopped, cut=cut,
+                steps=steps)

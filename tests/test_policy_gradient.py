@@ -250,7 +250,21 @@ def test_train_equals_the_plain_loop(method, p0, seed):
     ref = run_loop(method, runs=3, episodes=120, p0=p0, seed=seed)
     np.testing.assert_array_equal(t.returns[0], ref["returns"])
     np.testing.assert_allclose(t.p_right[0], ref["p_right"], atol=1e-10)
-    np.testing.assert_array_equal(t.stopped[0], ref["stopped"])
+    np.testing.assert_array_equal(t.ran_away[0], ref["ran_away"])
+    np.testing.assert_array_equal(t.cut[0], ref["cut"])
+    np.testing.assert_array_equal(t.steps[0], ref["steps"])
+
+
+@pytest.mark.parametrize("method", METHODS, ids=lambda m: m.name)
+def test_train_equals_the_plain_loop_when_runs_run_out_of_steps(method):
+    t = pg.train([method], runs=4, episodes=200, p0=0.05, seed=2, budget=1500, ac_budget=1500,
+                 max_steps=700)
+    ref = run_loop(method, runs=4, episodes=200, p0=0.05, seed=2, budget=1500, max_steps=700)
+    assert ((t.cut[0] >= 0) | (t.ran_away[0] >= 0)).all()
+    np.testing.assert_array_equal(t.returns[0], ref["returns"])
+    np.testing.assert_allclose(t.p_right[0], ref["p_right"], atol=1e-10)
+    np.testing.assert_array_equal(t.ran_away[0], ref["ran_away"])
+    np.testing.assert_array_equal(t.cut[0], ref["cut"])
     np.testing.assert_array_equal(t.steps[0], ref["steps"])
 
 
@@ -258,9 +272,9 @@ def test_runaway_runs_stop_and_score_max_steps():
     m = pg.Method("actor_critic", 2.0**-6, 2.0**-4, critic="one_value")
     t = pg.train([m], runs=3, episodes=300, p0=0.05, seed=0, max_steps=500)
     ref = run_loop(m, runs=3, episodes=300, p0=0.05, seed=0, max_steps=500)
-    assert (t.stopped[0] >= 0).all()
-    np.testing.assert_array_equal(t.stopped[0], ref["stopped"])
-    for r, k in enumerate(t.stopped[0]):
+    assert (t.ran_away[0] >= 0).all()
+    np.testing.assert_array_equal(t.ran_away[0], ref["ran_away"])
+    for r, k in enumerate(t.ran_away[0]):
         assert (t.returns[0, r, k:] == -500).all() and np.isnan(t.p_right[0, r, k:]).all()
         assert t.p_right[0, r, k - 1] > 0.9  # the one-value critic pushed it right
 
@@ -299,7 +313,7 @@ def test_the_book_step_sizes_approach_the_optimum():
     best = pg.start_value(pg.optimal_probability())
     for m in methods:
         assert abs(t.final_mean(m) - best) < 0.1 * abs(best)
-    assert (t.stopped == -1).all()
+    assert (t.ran_away == -1).all() and (t.cut == -1).all()
     # The baseline learns much faster (Figure 13.2).
     early = t.returns[:, :, :100].mean(axis=(1, 2))
     assert early[1] > early[0] + 15
