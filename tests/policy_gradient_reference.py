@@ -36,10 +36,12 @@ class _Dice:
 
 
 def run_loop(method: pg.Method, *, runs: int, episodes: int, p0: float, seed: int,
-             max_steps: int = pg.MAX_STEPS, budget: int = pg.STEP_BUDGET
+             max_steps: int = pg.MAX_STEPS, budget: int | None = None
              ) -> dict[str, np.ndarray]:
     """Returns per episode, π(right) after each episode, the episode at which each run ran
     away or was cut (−1 if not) and the steps each run took, for one learner."""
+    if budget is None:
+        budget = pg.AC_STEP_BUDGET if method.kind == "actor_critic" else pg.STEP_BUDGET
     returns = np.full((runs, episodes), np.nan)
     p_after = np.full((runs, episodes), np.nan)
     stopped = np.full(runs, -1)
