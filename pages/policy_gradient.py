@@ -43,8 +43,13 @@ def trained(specs: tuple, runs: int, episodes: int, p0: float, seed: int) -> pg.
 def learning_figures(specs: tuple, runs: int, episodes: int, p0: float, seed: int,
                      window: int, study_p: float):
     t = trained(specs, runs, episodes, p0, seed)
-    finals = [(figs.method_label(m), float(np.nanmean(t.p_right[i, :, -1])),
-               figs.method_color(m, t.methods)) for i, m in enumerate(t.methods)]
+    finals = []
+    for i, m in enumerate(t.methods):
+        last = t.p_right[i, :, -1]
+        last = last[np.isfinite(last)]  # runs that stopped early have none
+        if last.size:
+            finals.append((figs.method_label(m), float(last.mean()),
+                           figs.method_color(m, t.methods)))
     return (figs.value_figure(learned=finals, study_p=study_p),
             figs.curves_figure(t, window=window), figs.policy_figure(t))
 
@@ -140,8 +145,9 @@ with ui.page("policy_gradient", intro=INTRO) as page:
     page.section("Learning curves")
     ui.chart(fig_curves, key="policy_gradient.curves")
     last = min(100, p.episodes)
-    finals = "; ".join(f"{figs.method_label(m)}: {training.final_mean(m, last):.2f}"
-                       for m in training.methods)
+    finals = "; ".join(
+        f"{figs.method_label(m)}: " + (f"{x:.2f}" if np.isfinite(x := training.final_mean(
+            m, last)) else "not reached (its runs stopped)") for m in training.methods)
     st.caption(f"Mean return over the last {last} episodes — {finals}. v*(S) = "
                f"{pg.start_value(star):.2f}.")
     notes = []

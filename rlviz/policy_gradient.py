@@ -489,8 +489,9 @@ def reinforce_baseline_update(theta: np.ndarray, w: np.ndarray, actions: np.ndar
     Args:
         theta: ``[R, 2]`` preferences the episodes were played with.
         w: ``[R]`` baselines.
-        actions: ``[R, T]``, rewards: ``[R, T]`` (0 after the end), alive: ``[R, T]`` step t
-            was played.
+        actions: ``[R, T]`` the actions.
+        rewards: ``[R, T]`` the rewards, 0 after the end.
+        alive: ``[R, T]`` step t was played.
         alpha_theta: Step size of θ.
         alpha_w: Step size of w.
 
@@ -540,8 +541,11 @@ def actor_critic_step(theta: np.ndarray, v: np.ndarray, pi: np.ndarray, cell: np
 
 # --------------------------------------------------------------------------- the engines
 class _Streams:
-    """Uniform numbers per lane: lane ``l`` reads the stream of run ``run_of[l]``, through a
-    window that holds the numbers from the lane's current episode on."""
+    """Uniform numbers per lane, each lane reading the stream of its run.
+
+    Lane ``l`` reads the stream of run ``run_of[l]`` through a window that holds the numbers
+    from the lane's current episode on.
+    """
 
     def __init__(self, seed: int, runs: int, run_of: np.ndarray, width: int = 4 * _MAX_CHUNK):
         children = np.random.SeedSequence(seed).spawn(runs)
@@ -550,8 +554,10 @@ class _Streams:
         self._lo = np.zeros(len(run_of), dtype=np.int64)  # stream index of _buf[:, 0]
 
     def take(self, lanes: np.ndarray, base: np.ndarray, t0: int, n: int) -> np.ndarray:
-        """``[len(lanes), n]``: numbers ``base + t0 … base + t0 + n − 1`` of each lane's stream,
-        where ``base`` (the start of the lane's episode) never decreases."""
+        """``[len(lanes), n]``: numbers ``base + t0 … base + t0 + n − 1`` of each lane's stream.
+
+        ``base``, the start of the lane's episode, never decreases.
+        """
         width = self._buf.shape[1]
         if t0 + n > width:  # a very long episode: widen every window
             more = np.stack([g.random(t0 + n - width) for g in self._gens])
@@ -589,8 +595,7 @@ _CODES = 1 << _MOVES
 
 @functools.cache
 def _sixteen_moves() -> tuple[np.ndarray, np.ndarray]:
-    """Where sixteen moves lead from every state, by stepping each (state, code) pair with
-    ``corridor_step``.
+    """Where sixteen moves lead from every state (each pair stepped with ``corridor_step``).
 
     ``PATH[2¹⁶ s + c]`` are the sixteen states met (before each move) and ``END[2¹⁶ s + c]`` is
     2¹⁶ times the state after them, for the code ``c`` whose bit i is 1 when move i goes left.
@@ -713,7 +718,8 @@ class Training:
     A run stops early in two ways. It *runs away* when an episode reaches ``max_steps`` steps:
     that episode and the rest carry ``−max_steps`` in ``returns`` (their true returns would be
     lower still). It is *cut* when it has taken its budget of steps in all (``budget``,
-    ``ac_budget`` for actor-critic): the episodes it did not start are NaN. Both carry NaN in ``p_right``.
+    ``ac_budget`` for actor-critic): the episodes it did not start are NaN. Both carry NaN in
+    ``p_right``.
     """
 
     methods: tuple[Method, ...]
@@ -764,8 +770,10 @@ class Training:
         return self.ac_budget if method.kind == "actor_critic" else self.budget
 
     def final_mean(self, method: Method, last: int = 100) -> float:
-        """Mean return over the last ``last`` episodes of the runs that played them."""
-        return float(np.nanmean(self.returns[self.index(method), :, -last:]))
+        """Mean return over the last ``last`` episodes of the runs that played them, or NaN."""
+        tail = self.returns[self.index(method), :, -last:]
+        played = tail[np.isfinite(tail)]
+        return float(played.mean()) if played.size else math.nan
 
 
 def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, seed: int,
@@ -1016,8 +1024,10 @@ _GROUP = 1000  # episodes played at once by gradient_study
 
 @dataclass(frozen=True)
 class GradientStudy:
-    """Single-episode gradient estimates at one fixed policy, every estimator on the same
-    episodes. Values are ``∂J/∂θ_right`` (``∂J/∂θ_left`` is its negative)."""
+    """Single-episode gradient estimates at one fixed policy, all on the same episodes.
+
+    Values are ``∂J/∂θ_right`` (``∂J/∂θ_left`` is its negative).
+    """
 
     p: float
     exact: float  # ∂J/∂θ_right
@@ -1032,14 +1042,17 @@ class GradientStudy:
 
     @property
     def n(self) -> int:
+        """Episodes sampled."""
         return self.samples.shape[1]
 
     @property
     def means(self) -> np.ndarray:
+        """``[K]`` each estimator's mean over the episodes."""
         return self.samples.mean(axis=1)
 
     @property
     def variances(self) -> np.ndarray:
+        """``[K]`` each estimator's variance over the episodes."""
         return self.samples.var(axis=1, ddof=1)
 
     @property
@@ -1058,6 +1071,7 @@ class GradientStudy:
         return float(self.moments[1] / self.moments[2])
 
     def index(self, name: str) -> int:
+        """Row of an estimator in ``samples``."""
         return ESTIMATORS.index(name)
 
 
@@ -1155,6 +1169,7 @@ class WorkedScore:
 
     @property
     def x(self) -> np.ndarray:
+        """``[2]`` the features of the action taken."""
         return FEATURES[self.action]
 
 
@@ -1166,7 +1181,8 @@ def worked_score(theta_right: float, theta_left: float, action: int, *, ret: flo
     ``θ ← θ + α (G − b) ∇ln π(a)``; checked against central finite differences of ``ln π(a)``.
 
     Args:
-        theta_right, theta_left: Preferences.
+        theta_right: Preference of right.
+        theta_left: Preference of left.
         action: ``RIGHT`` or ``LEFT``.
         ret: The return G that followed.
         baseline: b.

@@ -77,8 +77,10 @@ def _shade(hex_color: str, amount: float) -> str:
 
 
 def method_color(m: pg.Method, methods: Sequence[pg.Method] = ()) -> str:
-    """The learner's colour; several REINFORCE step sizes get shades of REINFORCE's colour,
-    darker for larger steps."""
+    """The learner's colour.
+
+    Several REINFORCE step sizes get shades of REINFORCE's colour, darker for larger steps.
+    """
     base = color(m.kind)
     same = sorted({x.alpha_theta for x in methods if x.kind == m.kind}, reverse=True)
     if len(same) <= 1 or m.kind != "reinforce":
@@ -131,8 +133,10 @@ def corridor_figure(*, height: int = 190) -> go.Figure:
 # --------------------------------------------------------------------------- J(p)
 def value_figure(*, learned: Sequence[tuple[str, float, str]] = (), study_p: float | None = None,
                  height: int = 380) -> go.Figure:
-    """``J(p)`` from the linear system, the optimum, the two ε-greedy policies (ε = 0.1), and
-    optional markers: the learners' final π(right) and the gradient study's policy."""
+    """``J(p)`` from the linear system, the optimum and the two ε-greedy policies (ε = 0.1).
+
+    Optional markers: the learners' final π(right) and the gradient study's policy.
+    """
     p = np.linspace(0.01, 0.99, 393)
     j = pg.start_value(p)
     star = pg.optimal_probability()
@@ -249,8 +253,10 @@ def estimator_labels(study: pg.GradientStudy) -> dict[str, str]:
 
 def cloud_figure(study: pg.GradientStudy, *, shown: int = 400, seed: int = 0,
                  height: int = 470) -> go.Figure:
-    """Single-episode estimates of ∂J/∂θ_right (a sample of them), their means with 95%
-    intervals, and the exact gradient."""
+    """Single-episode estimates of ∂J/∂θ_right, their means with 95% intervals, the exact one.
+
+    A sample of ``shown`` estimates per estimator is drawn, jittered sideways.
+    """
     labels = estimator_labels(study)
     rng = np.random.default_rng(seed)
     pick = rng.choice(study.n, size=min(shown, study.n), replace=False)
@@ -319,8 +325,10 @@ def _compact(v: float) -> str:
 
 
 def parabola_figure(study: pg.GradientStudy, *, height: int = 360) -> go.Figure:
-    """Variance of the constant-baseline estimator against the constant: a parabola whose
-    lowest point is Cov(X, Y)/Var(Y); the per-state baselines for comparison."""
+    """Variance of the constant-baseline estimator against the constant.
+
+    A parabola whose lowest point is Cov(X, Y)/Var(Y); the per-state baselines for comparison.
+    """
     best = study.best_constant
     left = min(best, study.constant, study.learned, -1.0)
     b = np.linspace(min(1.6 * left, left - 20), max(0.0, study.constant + 5), 300)
@@ -405,8 +413,10 @@ def worked_steps(w: pg.WorkedScore) -> list[tuple[str, str]]:
 
 
 def log_policy_figure(w: pg.WorkedScore, *, height: int = 300) -> go.Figure:
-    """ln π(a) as θ(right) moves (θ(left) fixed), with its tangent at the current θ: the
-    slope is the score's first entry."""
+    """The log-probability ln π(a) as θ(right) moves (θ(left) fixed), with its tangent.
+
+    The tangent's slope at the current θ is the score's first entry.
+    """
     span = np.linspace(w.theta[0] - 4, w.theta[0] + 4, 161)
     theta = np.stack([span, np.full_like(span, w.theta[1])], axis=1)
     logp = np.log(pg.softmax(theta)[:, w.action])
