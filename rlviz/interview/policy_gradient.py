@@ -33,9 +33,9 @@ def _var(s, name: str) -> str:
 def _score_numbers() -> dict[str, str]:
     from rlviz import policy_gradient as pg
 
-    w = pg.worked_score(0.5, -0.5, pg.LEFT, ret=-12.0, baseline=-10.0, alpha=0.01)
+    w = pg.worked_score(0.5, -0.5, pg.RIGHT, ret=-5.0, baseline=-10.0, alpha=0.01)
     return {"pr": f"{w.pi[0]:.4f}", "pl": f"{w.pi[1]:.4f}", "s0": f"{w.score[0]:.4f}",
-            "s1": f"{w.score[1]:.4f}"}
+            "s1": f"{w.score[1]:.4f}", "new": f"{w.new_pi[0]:.4f}"}
 
 
 def _baseline_numbers() -> dict[str, str]:
@@ -92,13 +92,14 @@ QUESTIONS = (
             "Differentiating gives ∇θ log π(a) = x(s, a) − Σ_b π(b) x(s, b): the features of "
             "the action taken minus their average under the policy.",
             "With one-hot features that is onehot(a) − π. At θ = (0.5, −0.5) the policy is "
-            "({pr}, {pl}), so after *left* the score is ({s0}, {s1}).",
+            "({pr}, {pl}), so after *right* the score is ({s0}, {s1}); with G − b = 5 and "
+            "α = 0.01 one step moves π(right) to {new}.",
             "Its expectation under π is zero, Σ_a π(a) ∇log π(a) = ∇ Σ_a π(a) = ∇1 = 0; that "
             "is why a baseline adds no bias.",
         ),
-        links=(Link(PAGE, {"wb_tr": "0.5", "wb_tl": "-0.5", "wb_a": "1"},
-                    shows="The worked derivation, and the tangent of ln π(left) whose slope is "
-                          "the score."),),
+        links=(Link(PAGE, {"wb_a": "0", "wb_g": "-5"},
+                    shows="The worked derivation after *right*, and the tangent of ln π(right) "
+                          "whose slope is the score."),),
         page=PAGE,
         numbers=_score_numbers,
         whiteboard=whiteboard.softmax_score,
