@@ -82,6 +82,14 @@ def whiteboard_gap(p: float, constant: float, seed: int) -> float:
     return float(np.abs(ours - np.array(theirs)).max())
 
 
+def column_mean(x: np.ndarray) -> np.ndarray:
+    """Mean over runs of each episode, over the runs that played it (NaN where none did)."""
+    seen = np.isfinite(x)
+    total = np.where(seen, x, 0.0).sum(axis=0)
+    count = seen.sum(axis=0)
+    return np.divide(total, count, out=np.full(total.shape, np.nan), where=count > 0)
+
+
 def step_size(name: str, label: str, lo: int, hi: int, value: int, help: str) -> ui.SelectSlider:
     return ui.SelectSlider(name=name, label=label, options=list(range(lo, hi + 1)), value=value,
                            labels=POWERS, help=help)
@@ -343,7 +351,7 @@ with ui.page("policy_gradient", intro=INTRO) as page:
             rows.append(pd.DataFrame({
                 "learner": figs.method_label(m), "episode": np.arange(1, training.episodes + 1),
                 "mean_return": curve.mean, "band_low": curve.low, "band_high": curve.high,
-                "mean_p_right": np.nanmean(training.p_right[i], axis=0)}))
+                "mean_p_right": column_mean(training.p_right[i])}))
         estimates = pd.DataFrame({k: s.samples[i] for i, k in enumerate(pg.ESTIMATORS)})
         estimates.insert(0, "episode_length", s.lengths)
         summary = pd.DataFrame({"estimator": pg.ESTIMATORS, "mean": s.means,
