@@ -306,36 +306,38 @@ with ui.page("policy_gradient", intro=INTRO) as page:
     page.known_answer(checks)
     page.equations([
         ("The value of the coin p, from the Bellman equations of the three states (γ = 1)",
-         r"v(S) = -1 + p\,v(2) + (1-p)\,v(S),\quad v(2) = -1 + p\,v(S) + (1-p)\,v(3),\quad "
-         r"v(3) = -1 + (1-p)\,v(2)"),
+         r"\begin{aligned} v(S) &= -1 + p\,v(2) + (1-p)\,v(S) \\ v(2) &= -1 + p\,v(S) + "
+         r"(1-p)\,v(3) \\ v(3) &= -1 + (1-p)\,v(2) \end{aligned}"),
         ("Solved: the start value and its best coin",
-         r"J(p) = v(S) = \frac{2p - 4}{p(1-p)}, \qquad J'(p) = 0 \iff p^2 - 4p + 2 = 0 "
-         r"\iff p^* = 2 - \sqrt{2}"),
+         r"\begin{gathered} J(p) = v(S) = \frac{2p - 4}{p(1-p)} \\ J'(p) = 0 \iff "
+         r"p^2 - 4p + 2 = 0 \iff p^* = 2 - \sqrt{2} \end{gathered}"),
         ("Softmax over action preferences with the book's one-hot features (eq. 13.2)",
-         r"\pi(a \mid s, \theta) = \frac{e^{\theta^\top x(s,a)}}{\sum_b e^{\theta^\top x(s,b)}}"
-         r", \qquad x(s, \text{right}) = \begin{bmatrix}1\\0\end{bmatrix},\; "
-         r"x(s, \text{left}) = \begin{bmatrix}0\\1\end{bmatrix}"),
+         r"\begin{gathered} \pi(a \mid s, \theta) = \frac{e^{\theta^\top x(s,a)}}"
+         r"{\sum_b e^{\theta^\top x(s,b)}} \\ x(s, \text{right}) = \begin{bmatrix}1\\0"
+         r"\end{bmatrix},\; x(s, \text{left}) = \begin{bmatrix}0\\1\end{bmatrix}"
+         r"\end{gathered}"),
         ("The score (eq. 13.9); its mean under π is zero",
-         r"\nabla_\theta \ln \pi(a \mid s, \theta) = x(s,a) - \sum_b \pi(b \mid s, \theta)\,"
-         r"x(s,b) = \mathrm{onehot}(a) - \pi, \qquad \sum_a \pi(a)\,\nabla \ln \pi(a) = "
-         r"\nabla \sum_a \pi(a) = 0"),
-        ("REINFORCE, with a baseline, after each episode (γ = 1)",
-         r"\theta \leftarrow \theta + \alpha \sum_{t=0}^{T-1} \big(G_t - b(S_t)\big)\,"
-         r"\nabla_\theta \ln \pi(A_t \mid S_t, \theta), \qquad w \leftarrow w + \alpha_w "
-         r"(G_t - w) \text{ at every step}"),
+         r"\begin{gathered} \nabla_\theta \ln \pi(a \mid s, \theta) = x(s,a) - \sum_b "
+         r"\pi(b \mid s, \theta)\, x(s,b) = \mathrm{onehot}(a) - \pi \\ \sum_a \pi(a)\,"
+         r"\nabla \ln \pi(a) = \nabla \sum_a \pi(a) = 0 \end{gathered}"),
+        ("REINFORCE, with a baseline, after each episode (γ = 1); the baseline moves every step",
+         r"\begin{gathered} \theta \leftarrow \theta + \alpha \sum_{t=0}^{T-1} \big(G_t - "
+         r"b(S_t)\big)\, \nabla_\theta \ln \pi(A_t \mid S_t, \theta) \\ w \leftarrow w + "
+         r"\alpha_w (G_t - w) \end{gathered}"),
         ("One-step actor-critic, every step (I = 1 since γ = 1)",
-         r"\delta = R + \hat v(S') - \hat v(S), \quad \hat v(S) \leftarrow \hat v(S) + "
-         r"\alpha_w \delta, \quad \theta \leftarrow \theta + \alpha_\theta\, \delta\, "
-         r"\nabla_\theta \ln \pi(A \mid S, \theta)"),
+         r"\begin{gathered} \delta = R + \hat v(S') - \hat v(S) \\ \hat v(S) \leftarrow "
+         r"\hat v(S) + \alpha_w \delta \\ \theta \leftarrow \theta + \alpha_\theta\, \delta\,"
+         r"\nabla_\theta \ln \pi(A \mid S, \theta) \end{gathered}"),
         ("Baselines in the study: with X the estimate without one and Y_s the scores summed "
          "over the visits to s, the estimate is linear in b, so its variance is quadratic",
-         r"\hat g_b = X - \sum_s b(s)\,Y_s, \qquad b^*(s) = \frac{\mathbb E[X\,Y_s]}"
-         r"{\mathbb E[Y_s^2]}, \qquad \mathrm{Var}(X - bY) \text{ is least at } "
-         r"b = \frac{\mathrm{Cov}(X, Y)}{\mathrm{Var}(Y)}"),
+         r"\begin{gathered} \hat g_b = X - \sum_s b(s)\,Y_s, \qquad b^*(s) = "
+         r"\frac{\mathbb E[X\,Y_s]}{\mathbb E[Y_s^2]} \\ \mathrm{Var}(X - bY) \text{ is least "
+         r"at } b = \frac{\mathrm{Cov}(X, Y)}{\mathrm{Var}(Y)} \end{gathered}"),
         ("A critic with one value w for all states: every δ but the last is −1, and the last "
          "action is always right",
-         r"\mathbb E\Big[\sum_t \delta_t\, \frac{\partial \ln \pi(A_t)}{\partial \theta_"
-         r"{\text{right}}}\Big] = -w\,(1 - p) > 0 \text{ for } w = J(p) < 0"),
+         r"\begin{gathered} \mathbb E\Big[\sum_t \delta_t\, \frac{\partial \ln \pi(A_t)}"
+         r"{\partial \theta_{\text{right}}}\Big] = -w\,(1 - p) \\ > 0 \text{ for } w = J(p) "
+         r"< 0 \end{gathered}"),
         ("Bands: the t-interval of the mean over R runs",
          r"\bar x \pm t_{0.975,\,R-1}\; s / \sqrt{R}"),
     ])

@@ -118,7 +118,8 @@ START, GOAL = 0, 3
 STATES = ("S", "2 (reversed)", "3", "G")
 NEXT = np.array([[1, 0], [0, 2], [3, 1], [3, 3]], dtype=np.intp)
 """``NEXT[s, a]``: the state after action a in state s (columns right, left); G is absorbing.
-In state 1, the reversed one, right leads back to S and left on to state 2."""
+In the second state (index 1), the reversed one, right leads back to S and left on to the
+third."""
 REWARD = -1.0
 """The reward of every step, the one into the goal included."""
 MAX_STEPS = 2_000
@@ -212,7 +213,7 @@ def state_values(p) -> np.ndarray:
         p: π(right), a number or an array in (0, 1).
 
     Returns:
-        ``[..., 3]`` values of S, state 1 (reversed) and state 2.
+        ``[..., 3]`` values of S, the reversed second state and the third.
     """
     P = transition_matrix(p)
     rhs = np.full(P.shape[:-1] + (1,), REWARD)
@@ -386,11 +387,11 @@ def score(pi: np.ndarray, action: np.ndarray, features: np.ndarray = FEATURES) -
 def corridor_step(state: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, float]:
     r"""One step of the short corridor for every run: next state and reward.
 
-    Right moves right and left moves left, except in state 1 where they are reversed; left in S
-    stays in S. Every step earns −1, the step into the goal too.
+    Right moves right and left moves left, except in the second state (index 1) where they are
+    reversed; left in S stays in S. Every step earns −1, the step into the goal too.
 
     Args:
-        state: ``[...]`` current states (0 = S, 1, 2), never the goal.
+        state: ``[...]`` current states (0 = S, 1 the reversed one, 2), never the goal.
         action: ``[...]`` ``RIGHT`` or ``LEFT``.
 
     Returns:
