@@ -260,34 +260,33 @@ with ui.page("policy_gradient", intro=INTRO) as page:
     least = pg.ESTIMATORS[int(np.argmin(s.variances[:5]))]
     one = s.index("td_one")
     checks = [
-        ui.Check("Optimal π(right): maximiser of J (linear system, bounded search)",
+        ui.Check("Optimal π(right), J maximised numerically",
                  value=float(pg.argmax_value()), reference=star, tol=1e-6,
                  source=f"2 − √2; {BOOK}, Example 13.1 (≈ 0.59)"),
-        ui.Check("J(p*) from the linear system", value=pg.start_value(star),
+        ui.Check("J(p*), linear system", value=pg.start_value(star),
                  reference=pg.closed_form_value(star), tol=1e-9,
                  source=f"(2p − 4)/(p(1 − p)); {BOOK}, Example 13.1 (≈ −11.6)"),
-        ui.Check("ε-greedy right (p = 0.95)", value=eps["right"],
+        ui.Check("ε-greedy right, J(0.95)", value=eps["right"],
                  reference=pg.closed_form_value(0.95), tol=1e-9,
                  source=f"{BOOK}, Example 13.1 (≈ −44)"),
-        ui.Check("ε-greedy left (p = 0.05)", value=eps["left"],
+        ui.Check("ε-greedy left, J(0.05)", value=eps["left"],
                  reference=pg.closed_form_value(0.05), tol=1e-9,
                  source=f"{BOOK}, Example 13.1 (≈ −82)"),
-        ui.Check(f"∂J/∂θ(right) at p = {s.p:g}: linear system vs finite difference",
+        ui.Check(f"∂J/∂θ(right) at p = {s.p:g}, vs a finite difference",
                  value=s.exact, reference=float(fd), tol=1e-5,
                  source="(2p² − 8p + 4)/(p(1 − p))"),
-        ui.Check("Monte-Carlo baselines whose mean is within its 95% interval of the exact "
-                 "gradient", value=f"{sum(inside)} of {len(mc)}",
-                 reference=f"{len(mc)} of {len(mc)} (about 1 in 20 may miss)",
+        ui.Check("Baselines whose mean is within 95% of the exact gradient",
+                 value=f"{sum(inside)} of {len(mc)}", reference=f"{len(mc)} of {len(mc)}",
                  passed=sum(inside) >= len(mc) - 1,
-                 source=f"E[b(S) ∇ln π(A)] = 0; {BOOK}, §13.4"),
-        ui.Check("The least variance among the Monte-Carlo baselines",
-                 value=figs.estimator_labels(s)[least].replace("<br>", " "),
+                 source=f"E[b(S) ∇ln π(A)] = 0, {BOOK} §13.4; one miss in 20 is chance"),
+        ui.Check("Least variance among the baselines",
+                 value=figs.estimator_names(s)[least],
                  reference="optimal b*(s)", passed=least == "optimal",
                  source="Greensmith, Bartlett & Baxter (2004), JMLR 5"),
         ui.Check("One-value critic's mean gradient", value=float(s.means[one]),
                  reference=-s.one_value * (1 - s.p), tol=float(2 * s.half_widths[one]),
                  source="−J(p)(1 − p): every δ is −1 but the last"),
-        ui.Check("Whiteboard REINFORCE estimate equals rlviz on 20 episodes of this view",
+        ui.Check("Whiteboard version equals rlviz on this view (20 episodes)",
                  value=whiteboard_gap(s.p, s.constant, p.seed), reference=0.0, tol=1e-9,
                  source="rlviz.interview.whiteboard.policy_gradient"),
     ]
@@ -299,7 +298,7 @@ with ui.page("policy_gradient", intro=INTRO) as page:
         base = next(m for m in training.methods if m.kind == "reinforce_with_baseline")
         ends = [training.final_mean(r13), training.final_mean(base)]
         checks.append(ui.Check(
-            "REINFORCE (2⁻¹³) and with baseline: last 100 episodes, within 10% of v*",
+            "Last 100 episodes at the book's step sizes, within 10% of v*",
             value=f"{ends[0]:.2f}, {ends[1]:.2f}", reference=f"→ {pg.start_value(star):.2f}",
             passed=all(abs(x - pg.start_value(star)) <= 0.1 * abs(pg.start_value(star))
                        for x in ends), source=f"{BOOK}, Figures 13.1 and 13.2"))

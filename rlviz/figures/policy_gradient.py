@@ -17,6 +17,7 @@ __all__ = [
     "corridor_figure",
     "curves_figure",
     "estimator_labels",
+    "estimator_names",
     "cloud_figure",
     "log_policy_figure",
     "method_color",
@@ -100,13 +101,13 @@ def corridor_figure(*, height: int = 190) -> go.Figure:
     shapes, ann = [], []
     for i, (name, note) in enumerate(zip(names, notes, strict=True)):
         fill = "#fff3bf" if i == 1 else ("#d3f9d8" if i == 3 else "#f1f3f5")
-        shapes.append(dict(type="rect", x0=i - 0.32, x1=i + 0.32, y0=-0.28, y1=0.28,
+        shapes.append(dict(type="rect", x0=i - 0.37, x1=i + 0.37, y0=-0.28, y1=0.28,
                            line=dict(color="#adb5bd"), fillcolor=fill, layer="below"))
         ann.append(dict(x=i, y=0.05, text=f"<b>{name}</b>", showarrow=False,
                         font=dict(size=16, color=INK)))
         if note:
             ann.append(dict(x=i, y=-0.16, text=note, showarrow=False,
-                            font=dict(size=11, color=MUTED)))
+                            font=dict(size=10, color=MUTED)))
     right, left = color("reinforce_with_baseline"), color("actor_critic")
 
     def arrow(x0, x1, y, c):
@@ -232,22 +233,32 @@ def policy_figure(training: pg.Training, *, height: int = 330) -> go.Figure:
     fig.add_shape(type="line", x0=0, x1=1, xref="paper", y0=star, y1=star,
                   line=dict(color=OPTIMUM, dash="dash", width=1.5))
     fig.add_annotation(x=1, xref="paper", y=star, xanchor="right", yanchor="bottom",
-                       showarrow=False, text=f"p* = {star:.3f}", font=dict(size=12,
-                                                                            color=OPTIMUM))
+                       yshift=4, showarrow=False, text=f"p* = {star:.3f}",
+                       font=dict(size=12, color=OPTIMUM), bgcolor="rgba(255,255,255,0.85)")
     return fig
 
 
 # --------------------------------------------------------------------------- the study
 def estimator_labels(study: pg.GradientStudy) -> dict[str, str]:
-    """Two-line category labels, with the baseline's value where it is one number."""
+    """Short two-line category labels (they must fit a phone), values where they are numbers."""
     return {
         "none": "no<br>baseline",
-        "constant": f"constant<br>b = {study.constant:g}",
-        "learned": f"learned<br>w = {study.learned:.1f}",
+        "constant": f"b =<br>{study.constant:g}",
+        "learned": f"learned<br>{study.learned:.1f}",
         "true_v": "true<br>v_π(s)",
-        "optimal": "optimal<br>b*(s)",
-        "td_true": "TD δ,<br>true v_π",
-        "td_one": "TD δ, one-<br>value critic",
+        "optimal": "best<br>b*(s)",
+        "td_true": "δ with<br>true v_π",
+        "td_one": "δ, one-<br>value",
+    }
+
+
+def estimator_names(study: pg.GradientStudy) -> dict[str, str]:
+    """One-line names for hover texts and tables."""
+    return {
+        "none": "no baseline", "constant": f"constant b = {study.constant:g}",
+        "learned": f"learned w = {study.learned:.2f}", "true_v": "true v_π(s)",
+        "optimal": "optimal b*(s)", "td_true": "TD error δ with the true v_π",
+        "td_one": "TD error δ with a one-value critic",
     }
 
 
@@ -257,13 +268,14 @@ def cloud_figure(study: pg.GradientStudy, *, shown: int = 400, seed: int = 0,
 
     A sample of ``shown`` estimates per estimator is drawn, jittered sideways.
     """
-    labels = estimator_labels(study)
+    labels, names = estimator_labels(study), estimator_names(study)
     rng = np.random.default_rng(seed)
     pick = rng.choice(study.n, size=min(shown, study.n), replace=False)
     fig = figure(height=height, hovermode="closest", showlegend=False, margin=dict(t=40, b=70),
                  xaxis=dict(tickmode="array", tickvals=list(range(len(pg.ESTIMATORS))),
                             ticktext=[labels[k] for k in pg.ESTIMATORS], tickfont=dict(size=11),
-                            range=[-0.6, len(pg.ESTIMATORS) - 0.4], showgrid=False),
+                            tickangle=0, range=[-0.6, len(pg.ESTIMATORS) - 0.4],
+                            showgrid=False),
                  yaxis=dict(title="one episode's estimate of ∂J/∂θ(right)"))
     means, half = study.means, study.half_widths
     for i, k in enumerate(pg.ESTIMATORS):
@@ -272,12 +284,12 @@ def cloud_figure(study: pg.GradientStudy, *, shown: int = 400, seed: int = 0,
         c = ESTIMATOR_COLORS[k]
         fig.add_trace(go.Scattergl(
             x=x, y=y, mode="markers", marker=dict(size=4, color=hex_to_rgba(c, 0.35)),
-            name=labels[k].replace("<br>", " "), hovertemplate="%{y:.2f}<extra></extra>"))
+            name=names[k], hovertemplate=f"{names[k]}: %{{y:.2f}}<extra></extra>"))
         fig.add_trace(go.Scatter(
             x=[i], y=[means[i]], mode="markers",
             marker=dict(size=11, color=c, symbol="diamond", line=dict(color=INK, width=1.5)),
             error_y=dict(type="data", array=[half[i]], color=INK, thickness=2, width=8),
-            name=f"{labels[k].replace('<br>', ' ')}: mean",
+            name=f"{names[k]}: mean",
             hovertemplate=f"mean {means[i]:.3f} ± {half[i]:.3f}<extra></extra>"))
     fig.add_shape(type="line", x0=0, x1=1, xref="paper", y0=study.exact, y1=study.exact,
                   line=dict(color=INK, dash="dash", width=1.5))
@@ -310,8 +322,8 @@ def variance_figure(study: pg.GradientStudy, *, height: int = 360) -> go.Figure:
     hi = math.ceil(math.log10(float(var.max()) * 3))
     fig = figure(height=height, showlegend=False, margin=dict(t=30, b=70),
                  xaxis=dict(tickfont=dict(size=11), tickangle=0),
-                 yaxis=dict(title="variance of one episode's estimate", type="log",
-                            range=[lo, hi], dtick=1, exponentformat="power"))
+                 yaxis=dict(title="variance (log scale)", type="log", range=[lo, hi], dtick=1,
+                            exponentformat="power"))
     fig.add_trace(go.Bar(
         x=[labels[k] for k in pg.ESTIMATORS], y=var,
         marker_color=[ESTIMATOR_COLORS[k] for k in pg.ESTIMATORS],
@@ -350,6 +362,9 @@ def parabola_figure(study: pg.GradientStudy, *, height: int = 360) -> go.Figure:
                         symbol=symbol, line=dict(color="white", width=1)),
             name=f"{name} = {x:.1f}", hovertemplate=f"{name}: b = {x:.2f}, variance "
             "%{y:.4g}<extra></extra>"))
+    curve = study.variance_at(b)
+    floor = min(float(curve.min()), float(study.variances[study.index("optimal")]))
+    fig.update_yaxes(range=[0.8 * floor, float(curve.max()) * 1.02], rangemode=None)
     for key, label in (("true_v", "true v_π(s)"), ("optimal", "optimal b*(s)")):
         y = float(study.variances[study.index(key)])
         fig.add_shape(type="line", x0=0, x1=1, xref="paper", y0=y, y1=y,
@@ -433,8 +448,12 @@ def log_policy_figure(w: pg.WorkedScore, *, height: int = 300) -> go.Figure:
     fig.add_trace(go.Scatter(x=t, y=here + slope * (t - w.theta[0]), mode="lines",
                              line=dict(color=color("reinforce"), width=2, dash="dash"),
                              name="tangent", hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=[w.theta[0]], y=[here], mode="markers+text",
+    fig.add_trace(go.Scatter(x=[w.theta[0]], y=[here], mode="markers",
                              marker=dict(size=10, color=color("reinforce")),
-                             text=[f"slope {_num(slope)}"], textposition="top left",
                              hovertemplate="θ(right) = %{x}, ln π = %{y:.4f}<extra></extra>"))
+    fig.add_annotation(x=0.02, xref="paper", y=0.02, yref="paper", xanchor="left",
+                       yanchor="bottom", showarrow=False, font=dict(size=12,
+                                                                    color=color("reinforce")),
+                       text=f"slope at θ(right) = {_given(w.theta[0])}: {_num(slope)}",
+                       bgcolor="rgba(255,255,255,0.85)")
     return fig
