@@ -247,8 +247,8 @@ def estimator_labels(study: pg.GradientStudy) -> dict[str, str]:
         "learned": f"learned<br>{study.learned:.1f}",
         "true_v": "true<br>v_π(s)",
         "optimal": "best<br>b*(s)",
-        "td_true": "δ with<br>true v_π",
-        "td_one": "δ, one-<br>value",
+        "td_true": "δ, true<br>v_π",
+        "td_one": "δ, one<br>value",
     }
 
 
@@ -342,8 +342,12 @@ def parabola_figure(study: pg.GradientStudy, *, height: int = 360) -> go.Figure:
     A parabola whose lowest point is Cov(X, Y)/Var(Y); the per-state baselines for comparison.
     """
     best = study.best_constant
-    left = min(best, study.constant, study.learned, -1.0)
-    b = np.linspace(min(1.6 * left, left - 20), max(0.0, study.constant + 5), 300)
+    # Frame the parabola from its minimum to three times it, wider if the marked b lie outside.
+    lowest = float(study.variance_at(np.array(best)))
+    half = math.sqrt(2.0 * max(lowest, 1e-9) / max(float(study.moments[2]), 1e-12))
+    marks = (best, study.constant, study.learned)
+    b = np.linspace(min(best - half, min(marks) - 0.1 * half),
+                    max(best + half, max(marks) + 0.1 * half), 300)
     fig = figure(height=height, hovermode="closest", margin=dict(t=30),
                  xaxis=dict(title="constant baseline b"),
                  yaxis=dict(title="variance of the estimate", rangemode="tozero"),
