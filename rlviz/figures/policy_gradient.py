@@ -199,11 +199,13 @@ def curves_figure(training: pg.Training, *, window: int = 1, height: int = 460) 
                  yaxis=dict(title=f"total reward per episode (mean of {training.runs} runs"
                                   f"{smoothing})"),
                  legend=dict(y=1.02, yanchor="bottom"), margin=dict(t=80))
-    lowest = -90.0
+    lowest, lowest_mean = -90.0, -90.0
     for m in training.methods:
         curve = pg.learning_curve(training.returns[training.index(m)], window=window)
         _band(fig, e, curve, method_color(m, training.methods), method_label(m))
-        lowest = min(lowest, float(np.nanmin(curve.low)))
+        if np.isfinite(curve.mean).any():
+            lowest = min(lowest, float(np.nanmin(curve.low)))
+            lowest_mean = min(lowest_mean, float(np.nanmin(curve.mean)))
     best = pg.start_value(pg.optimal_probability())
     fig.add_shape(type="line", x0=0, x1=1, xref="paper", y0=best, y1=best,
                   line=dict(color=OPTIMUM, dash="dash", width=1.5))
@@ -212,10 +214,10 @@ def curves_figure(training: pg.Training, *, window: int = 1, height: int = 460) 
                        font=dict(size=12, color=OPTIMUM), bgcolor="rgba(255,255,255,0.85)")
     floor = max(lowest, -150.0)
     fig.update_yaxes(range=[floor - 3, -5])
-    if lowest < floor:
+    if lowest_mean < floor:
         fig.add_annotation(x=0, xref="paper", y=floor, yanchor="bottom", xanchor="left",
                            showarrow=False, font=dict(size=11, color=MUTED),
-                           text=f"some means fall to {lowest:.0f}, off the chart")
+                           text=f"some means fall to {lowest_mean:.0f}, off the chart")
     return fig
 
 
