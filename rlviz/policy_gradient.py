@@ -564,13 +564,16 @@ class _Streams:
             more = np.stack([g.random(t0 + n - width) for g in self._gens])
             self._buf = np.concatenate([self._buf, more], axis=1)
             width = t0 + n
-        short = base + t0 + n > self._lo[lanes] + width
-        for lane, at in zip(lanes[short], base[short], strict=True):
-            keep = self._buf[lane, at - self._lo[lane]:].copy()
-            self._buf[lane, : keep.size] = keep
-            self._buf[lane, keep.size:] = self._gens[lane].random(width - keep.size)
-            self._lo[lane] = at
-        first = lanes * width + base + t0 - self._lo[lanes]
+        lo = self._lo[lanes]
+        short = base + t0 + n > lo + width
+        if short.any():
+            for lane, at in zip(lanes[short], base[short], strict=True):
+                keep = self._buf[lane, at - self._lo[lane]:].copy()
+                self._buf[lane, : keep.size] = keep
+                self._buf[lane, keep.size:] = self._gens[lane].random(width - keep.size)
+                self._lo[lane] = at
+            lo = self._lo[lanes]
+        first = lanes * width + base + t0 - lo
         return self._buf.ravel().take(first[:, None] + np.arange(n))
 
 
@@ -634,8 +637,8 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray
     states, actions = [], []
     # A first block four times the longest expected episode (−J(p), largest at an end of the
     # lanes' range of p) is mostly enough.
-    ends = np.clip([p_right.min(), p_right.max()], 1e-6, 1.0 - 1e-6)
-    expected = float(((4.0 - 2.0 * ends) / (ends * (1.0 - ends))).max())
+    ends = (min(max(float(p), 1e-6), 1.0 - 1e-6) for p in (p_right.min(), p_right.max()))
+    expected = max((4.0 - 2.0 * p) / (p * (1.0 - p)) for p in ends)
     chunk = int(min(max(_CHUNK * math.ceil(4 * expected / _CHUNK), _CHUNK), _MAX_CHUNK))
     t0, going = 0, True
     while t0 <= max_steps and going:
