@@ -1,13 +1,11 @@
 import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and in order)
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from rlviz import policy_gradient as pg
 from rlviz import ui
 from rlviz.figures import policy_gradient as figs
-from rlviz.interview.whiteboard import policy_gradient as whiteboard
 
 BOOK = "Sutton & Barto (2018)"
 INTRO = (
@@ -43,14 +41,7 @@ def trained(specs: tuple, runs: int, episodes: int, p0: float, seed: int) -> pg.
 def learning_figures(specs: tuple, runs: int, episodes: int, p0: float, seed: int,
                      window: int, study_p: float):
     t = trained(specs, runs, episodes, p0, seed)
-    finals = []
-    for i, m in enumerate(t.methods):
-        last = t.p_right[i, :, -1]
-        last = last[np.isfinite(last)]  # runs that stopped early have none
-        if last.size:
-            finals.append((figs.method_label(m), float(last.mean()),
-                           figs.method_color(m, t.methods)))
-    return (figs.value_figure(learned=finals, study_p=study_p),
+    return (figs.value_figure(learned=figs.final_policies(t), study_p=study_p),
             figs.curves_figure(t, window=window), figs.policy_figure(t))
 
 
@@ -68,26 +59,6 @@ def corridor():
 @ui.cached_figures()
 def worked_figure(w: pg.WorkedScore):
     return figs.log_policy_figure(w)
-
-
-def whiteboard_gap(p: float, constant: float, seed: int) -> float:
-    """Largest difference between the whiteboard REINFORCE estimate and rlviz's on 20 episodes."""
-    rng = np.random.default_rng(seed)
-    ep = pg.play_episodes(np.full(20, p), lambda t0, n: rng.random((20, n)))
-    psi = (pg.returns_to_go(ep.rewards) - constant) * ep.alive
-    ours = pg.episode_gradient(np.array([p, 1.0 - p]), ep.actions, psi)
-    theirs = [whiteboard.reinforce_gradient(np.log([p, 1.0 - p]), ep.actions[i, :t],
-                                            ep.rewards[i, :t], constant)
-              for i, t in enumerate(ep.lengths)]
-    return float(np.abs(ours - np.array(theirs)).max())
-
-
-def column_mean(x: np.ndarray) -> np.ndarray:
-    """Mean over runs of each episode, over the runs that played it (NaN where none did)."""
-    seen = np.isfinite(x)
-    total = np.where(seen, x, 0.0).sum(axis=0)
-    count = seen.sum(axis=0)
-    return np.divide(total, count, out=np.full(total.shape, np.nan), where=count > 0)
 
 
 def step_size(name: str, label: str, lo: int, hi: int, value: int, help: str) -> ui.SelectSlider:
@@ -158,18 +129,7 @@ with ui.page("policy_gradient", intro=INTRO) as page:
             m, last)) else "not reached (its runs stopped)") for m in training.methods)
     st.caption(f"Mean return over the last {last} episodes — {finals}. v*(S) = "
                f"{pg.start_value(star):.2f}.")
-    notes = []
-    for i, m in enumerate(training.methods):
-        away, cut = int((training.ran_away[i] >= 0).sum()), int((training.cut[i] >= 0).sum())
-        if away:
-            notes.append(f"**{away} of {training.runs} runs of {figs.method_label(m)} ran "
-                         f"away**: an episode reached {pg.MAX_STEPS:,} steps, so the run stops "
-                         f"there and counts −{pg.MAX_STEPS:,} per episode from then on.")
-        if cut:
-            first = int(training.cut[i][training.cut[i] >= 0].min()) + 1
-            notes.append(f"**{cut} of {training.runs} runs of {figs.method_label(m)} used "
-                         f"their {training.budget_of(m):,} steps** before their last episode (the "
-                         f"first before episode {first:,}); later means are over the runs left.")
+    notes = figs.stop_notes(training)
     if notes:
         st.caption(":material/trending_down: " + " ".join(notes))
     ui.chart(fig_policy, key="policy_gradient.policy")
@@ -287,7 +247,7 @@ with ui.page("policy_gradient", intro=INTRO) as page:
                  reference=-s.one_value * (1 - s.p), tol=float(2 * s.half_widths[one]),
                  source="−J(p)(1 − p): every δ is −1 but the last"),
         ui.Check("Whiteboard version equals rlviz on this view (20 episodes)",
-                 value=whiteboard_gap(s.p, s.constant, p.seed), reference=0.0, tol=1e-9,
+                 value=pg.whiteboard_gap(s.p, s.constant, p.seed), reference=0.0, tol=1e-9,
                  source="rlviz.interview.whiteboard.policy_gradient"),
     ]
     book = (p.p0 == BOOK_SETTINGS["p0"] and p.episodes == BOOK_SETTINGS["episodes"]
@@ -303,67 +263,15 @@ with ui.page("policy_gradient", intro=INTRO) as page:
             passed=all(abs(x - pg.start_value(star)) <= 0.1 * abs(pg.start_value(star))
                        for x in ends), source=f"{BOOK}, Figures 13.1 and 13.2"))
     page.known_answer(checks)
-    page.equations([
-        ("The value of the coin p, from the Bellman equations of the three states (γ = 1)",
-         r"\begin{aligned} v(S) &= -1 + p\,v(2) + (1-p)\,v(S) \\ v(2) &= -1 + p\,v(S) + "
-         r"(1-p)\,v(3) \\ v(3) &= -1 + (1-p)\,v(2) \end{aligned}"),
-        ("Solved: the start value and its best coin",
-         r"\begin{gathered} J(p) = v(S) = \frac{2p - 4}{p(1-p)} \\ J'(p) = 0 \iff "
-         r"p^2 - 4p + 2 = 0 \iff p^* = 2 - \sqrt{2} \end{gathered}"),
-        ("Softmax over action preferences with the book's one-hot features (eq. 13.2)",
-         r"\begin{gathered} \pi(a \mid s, \theta) = \frac{e^{\theta^\top x(s,a)}}"
-         r"{\sum_b e^{\theta^\top x(s,b)}} \\ x(s, \text{right}) = \begin{bmatrix}1\\0"
-         r"\end{bmatrix},\; x(s, \text{left}) = \begin{bmatrix}0\\1\end{bmatrix}"
-         r"\end{gathered}"),
-        ("The score (eq. 13.9); its mean under π is zero",
-         r"\begin{gathered} \nabla_\theta \ln \pi(a \mid s, \theta) = x(s,a) - \sum_b "
-         r"\pi(b \mid s, \theta)\, x(s,b) = \mathrm{onehot}(a) - \pi \\ \sum_a \pi(a)\,"
-         r"\nabla \ln \pi(a) = \nabla \sum_a \pi(a) = 0 \end{gathered}"),
-        ("REINFORCE, with a baseline, after each episode (γ = 1); the baseline moves every step",
-         r"\begin{gathered} \theta \leftarrow \theta + \alpha \sum_{t=0}^{T-1} \big(G_t - "
-         r"b(S_t)\big)\, \nabla_\theta \ln \pi(A_t \mid S_t, \theta) \\ w \leftarrow w + "
-         r"\alpha_w (G_t - w) \end{gathered}"),
-        ("One-step actor-critic, every step (I = 1 since γ = 1)",
-         r"\begin{gathered} \delta = R + \hat v(S') - \hat v(S) \\ \hat v(S) \leftarrow "
-         r"\hat v(S) + \alpha_w \delta \\ \theta \leftarrow \theta + \alpha_\theta\, \delta\,"
-         r"\nabla_\theta \ln \pi(A \mid S, \theta) \end{gathered}"),
-        ("Baselines in the study: with X the estimate without one and Y_s the scores summed "
-         "over the visits to s, the estimate is linear in b, so its variance is quadratic",
-         r"\begin{gathered} \hat g_b = X - \sum_s b(s)\,Y_s, \qquad b^*(s) = "
-         r"\frac{\mathbb E[X\,Y_s]}{\mathbb E[Y_s^2]} \\ \mathrm{Var}(X - bY) \text{ is least "
-         r"at } b = \frac{\mathrm{Cov}(X, Y)}{\mathrm{Var}(Y)} \end{gathered}"),
-        ("A critic with one value w for all states: every δ but the last is −1, and the last "
-         "action is always right",
-         r"\begin{gathered} \mathbb E\Big[\sum_t \delta_t\, \frac{\partial \ln \pi(A_t)}"
-         r"{\partial \theta_{\text{right}}}\Big] = -w\,(1 - p) \\ > 0 \text{ for } w = J(p) "
-         r"< 0 \end{gathered}"),
-        ("Bands: the t-interval of the mean over R runs",
-         r"\bar x \pm t_{0.975,\,R-1}\; s / \sqrt{R}"),
-    ])
+    page.equations(figs.EQUATIONS)
     page.source(pg.policy, pg.score, pg.corridor_step, pg.returns_to_go, pg.episode_gradient,
                 pg.reinforce_update, pg.baseline_trace, pg.reinforce_baseline_update,
                 pg.actor_critic_step, pg.play_episodes, pg.gradient_study, pg.worked_score,
                 pg.state_values, pg.exact_gradient, pg.train)
 
-    def tables():
-        rows = []
-        for i, m in enumerate(training.methods):
-            curve = pg.learning_curve(training.returns[i], window=p.window)
-            rows.append(pd.DataFrame({
-                "learner": figs.method_label(m), "episode": np.arange(1, training.episodes + 1),
-                "mean_return": curve.mean, "band_low": curve.low, "band_high": curve.high,
-                "mean_p_right": column_mean(training.p_right[i])}))
-        estimates = pd.DataFrame({k: s.samples[i] for i, k in enumerate(pg.ESTIMATORS)})
-        estimates.insert(0, "episode_length", s.lengths)
-        summary = pd.DataFrame({"estimator": pg.ESTIMATORS, "mean": s.means,
-                                "half_width_95": s.half_widths, "variance": s.variances,
-                                "exact": s.exact})
-        return {"learning_curves": pd.concat(rows, ignore_index=True),
-                "gradient_estimates": estimates, "gradient_summary": summary}
-
     page.export(
         figures={"value": fig_value, "learning_curves": fig_curves, "policy": fig_policy,
                  "gradient_cloud": fig_cloud, "variances": fig_var,
                  "constant_baseline": fig_parabola},
-        data=tables,
+        data=lambda: figs.export_tables(training, s, window=p.window),
     )

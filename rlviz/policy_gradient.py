@@ -106,6 +106,7 @@ __all__ = [
     "train",
     "transition_matrix",
     "visits",
+    "whiteboard_gap",
     "worked_score",
 ]
 
@@ -1214,3 +1215,22 @@ def worked_score(theta_right: float, theta_left: float, action: int, *, ret: flo
                        alpha=float(alpha), exp_h=exp_h, pi=pi, expected_x=pi @ FEATURES,
                        score=sc, step=step, new_theta=theta + step,
                        new_pi=softmax(theta + step), finite_difference=fd)
+
+
+def whiteboard_gap(p: float, constant: float, seed: int, episodes: int = 20) -> float:
+    """Largest difference between the whiteboard REINFORCE estimate and ``episode_gradient``.
+
+    On ``episodes`` episodes at π(right) = p with the constant baseline, the check the page
+    shows live (``rlviz.interview.whiteboard.policy_gradient``).
+    """
+    from rlviz.interview.whiteboard import policy_gradient as whiteboard
+
+    p = float(_probability(p))
+    rng = np.random.default_rng(_seed(seed))
+    ep = play_episodes(np.full(episodes, p), lambda t0, n: rng.random((episodes, n)))
+    psi = (returns_to_go(ep.rewards) - constant) * ep.alive
+    ours = episode_gradient(np.array([p, 1.0 - p]), ep.actions, psi)
+    theirs = [whiteboard.reinforce_gradient(np.log([p, 1.0 - p]), ep.actions[i, :t],
+                                            ep.rewards[i, :t], constant)
+              for i, t in enumerate(ep.lengths)]
+    return float(np.abs(ours - np.array(theirs)).max())

@@ -134,3 +134,59 @@ def test_a_one_value_critic_runs_away_and_the_page_says_so():
     captions = " ".join(c.value for c in at.caption)
     assert "runs of Actor-critic" in captions and ("ran away" in captions or "used their" in
                                                     captions)
+
+
+# --------------------------------------------------------------------------- figure builders
+@pytest.fixture(scope="module")
+def study():
+    return pg.gradient_study(0.3, episodes=600, constant=-20.0, seed=1)
+
+
+def test_value_figure_marks_the_optimum_and_the_epsilon_greedy_policies():
+    from rlviz.figures import policy_gradient as figs
+
+    fig = figs.value_figure(study_p=0.4)
+    star = next(t for t in fig.data if t.name.startswith("optimum"))
+    assert star.x[0] == pytest.approx(2 - 2**0.5) and star.y[0] == pytest.approx(-11.657, abs=1e-3)
+    eps = next(t for t in fig.data if t.name.startswith("ε-greedy"))
+    np.testing.assert_allclose(eps.y, [-3.9 / 0.0475, -2.1 / 0.0475])
+
+
+def test_cloud_figure_draws_the_exact_gradient_and_every_estimator(study):
+    from rlviz.figures import policy_gradient as figs
+
+    fig = figs.cloud_figure(study)
+    means = [t for t in fig.data if t.name.endswith(": mean")]
+    assert len(means) == len(pg.ESTIMATORS)
+    np.testing.assert_allclose([t.y[0] for t in means], study.means)
+    line = next(s for s in fig.layout.shapes if s.type == "line")
+    assert line.y0 == pytest.approx(study.exact)
+    assert fig.layout.xaxis.tickangle == 0
+
+
+def test_variance_figure_labels_decades(study):
+    from rlviz.figures import policy_gradient as figs
+
+    fig = figs.variance_figure(study)
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.dtick == 1
+    np.testing.assert_allclose(fig.data[0].y, study.variances)
+
+
+def test_parabola_bottoms_out_at_the_best_constant(study):
+    from rlviz.figures import policy_gradient as figs
+
+    fig = figs.parabola_figure(study)
+    curve = fig.data[0]
+    assert curve.x[int(np.argmin(curve.y))] == pytest.approx(study.best_constant,
+                                                             abs=np.ptp(curve.x) / 250)
+    best = next(t for t in fig.data if t.name.startswith("best constant"))
+    assert best.x[0] == pytest.approx(study.best_constant)
+
+
+def test_several_reinforce_step_sizes_get_shades_of_one_colour():
+    from rlviz.figures import policy_gradient as figs
+
+    ms = [pg.Method("reinforce", a) for a in pg.BOOK_REINFORCE]
+    colours = [figs.method_color(m, ms) for m in ms]
+    assert len(set(colours)) == 3
+    assert figs.method_color(ms[0]) == figs.method_color(ms[1])  # alone: REINFORCE's colour

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from rlviz import policy_gradient as pg
@@ -18,6 +19,10 @@ __all__ = [
     "curves_figure",
     "estimator_labels",
     "estimator_names",
+    "EQUATIONS",
+    "export_tables",
+    "final_policies",
+    "stop_notes",
     "cloud_figure",
     "log_policy_figure",
     "method_color",
@@ -463,3 +468,99 @@ def log_policy_figure(w: pg.WorkedScore, *, height: int = 300) -> go.Figure:
                        text=f"slope at θ(right) = {_given(w.theta[0])}: {_num(slope)}",
                        bgcolor="rgba(255,255,255,0.85)")
     return fig
+
+
+EQUATIONS: list[tuple[str, str]] = [
+    ("The value of the coin p, from the Bellman equations of the three states (γ = 1)",
+     r"\begin{aligned} v(S) &= -1 + p\,v(2) + (1-p)\,v(S) \\ v(2) &= -1 + p\,v(S) + "
+     r"(1-p)\,v(3) \\ v(3) &= -1 + (1-p)\,v(2) \end{aligned}"),
+    ("Solved: the start value and its best coin",
+     r"\begin{gathered} J(p) = v(S) = \frac{2p - 4}{p(1-p)} \\ J'(p) = 0 \iff "
+     r"p^2 - 4p + 2 = 0 \iff p^* = 2 - \sqrt{2} \end{gathered}"),
+    ("Softmax over action preferences with the book's one-hot features (eq. 13.2)",
+     r"\begin{gathered} \pi(a \mid s, \theta) = \frac{e^{\theta^\top x(s,a)}}"
+     r"{\sum_b e^{\theta^\top x(s,b)}} \\ x(s, \text{right}) = \begin{bmatrix}1\\0"
+     r"\end{bmatrix},\; x(s, \text{left}) = \begin{bmatrix}0\\1\end{bmatrix}"
+     r"\end{gathered}"),
+    ("The score (eq. 13.9); its mean under π is zero",
+     r"\begin{gathered} \nabla_\theta \ln \pi(a \mid s, \theta) = x(s,a) - \sum_b "
+     r"\pi(b \mid s, \theta)\, x(s,b) = \mathrm{onehot}(a) - \pi \\ \sum_a \pi(a)\,"
+     r"\nabla \ln \pi(a) = \nabla \sum_a \pi(a) = 0 \end{gathered}"),
+    ("REINFORCE, with a baseline, after each episode (γ = 1); the baseline moves every step",
+     r"\begin{gathered} \theta \leftarrow \theta + \alpha \sum_{t=0}^{T-1} \big(G_t - "
+     r"b(S_t)\big)\, \nabla_\theta \ln \pi(A_t \mid S_t, \theta) \\ w \leftarrow w + "
+     r"\alpha_w (G_t - w) \end{gathered}"),
+    ("One-step actor-critic, every step (I = 1 since γ = 1)",
+     r"\begin{gathered} \delta = R + \hat v(S') - \hat v(S) \\ \hat v(S) \leftarrow "
+     r"\hat v(S) + \alpha_w \delta \\ \theta \leftarrow \theta + \alpha_\theta\, \delta\,"
+     r"\nabla_\theta \ln \pi(A \mid S, \theta) \end{gathered}"),
+    ("Baselines in the study: with X the estimate without one and Y_s the scores summed "
+     "over the visits to s, the estimate is linear in b, so its variance is quadratic",
+     r"\begin{gathered} \hat g_b = X - \sum_s b(s)\,Y_s, \qquad b^*(s) = "
+     r"\frac{\mathbb E[X\,Y_s]}{\mathbb E[Y_s^2]} \\ \mathrm{Var}(X - bY) \text{ is least "
+     r"at } b = \frac{\mathrm{Cov}(X, Y)}{\mathrm{Var}(Y)} \end{gathered}"),
+    ("A critic with one value w for all states: every δ but the last is −1, and the last "
+     "action is always right",
+     r"\begin{gathered} \mathbb E\Big[\sum_t \delta_t\, \frac{\partial \ln \pi(A_t)}"
+     r"{\partial \theta_{\text{right}}}\Big] = -w\,(1 - p) \\ > 0 \text{ for } w = J(p) "
+     r"< 0 \end{gathered}"),
+    ("Bands: the t-interval of the mean over R runs",
+     r"\bar x \pm t_{0.975,\,R-1}\; s / \sqrt{R}"),
+]
+"""The page's equations: (caption, LaTeX), each line short enough for a phone."""
+
+
+# --------------------------------------------------------------------------- tables and notes
+def _column_mean(x: np.ndarray) -> np.ndarray:
+    """Mean over runs of each episode, over the runs that played it (NaN where none did)."""
+    seen = np.isfinite(x)
+    total = np.where(seen, x, 0.0).sum(axis=0)
+    count = seen.sum(axis=0)
+    return np.divide(total, count, out=np.full(total.shape, np.nan), where=count > 0)
+
+
+def export_tables(training: pg.Training, study: pg.GradientStudy, *,
+                  window: int = 1) -> dict[str, pd.DataFrame]:
+    """The page's data: learning curves, every single-episode estimate, the study's summary."""
+    rows = []
+    for i, m in enumerate(training.methods):
+        curve = pg.learning_curve(training.returns[i], window=window)
+        rows.append(pd.DataFrame({
+            "learner": method_label(m), "episode": np.arange(1, training.episodes + 1),
+            "mean_return": curve.mean, "band_low": curve.low, "band_high": curve.high,
+            "mean_p_right": _column_mean(training.p_right[i])}))
+    estimates = pd.DataFrame({k: study.samples[i] for i, k in enumerate(pg.ESTIMATORS)})
+    estimates.insert(0, "episode_length", study.lengths)
+    summary = pd.DataFrame({"estimator": pg.ESTIMATORS, "mean": study.means,
+                            "half_width_95": study.half_widths, "variance": study.variances,
+                            "exact": study.exact})
+    return {"learning_curves": pd.concat(rows, ignore_index=True),
+            "gradient_estimates": estimates, "gradient_summary": summary}
+
+
+def final_policies(training: pg.Training) -> list[tuple[str, float, str]]:
+    """(label, mean final π(right), colour) of each learner whose runs reached the end."""
+    out = []
+    for i, m in enumerate(training.methods):
+        last = training.p_right[i, :, -1]
+        last = last[np.isfinite(last)]  # runs that stopped early have none
+        if last.size:
+            out.append((method_label(m), float(last.mean()), method_color(m, training.methods)))
+    return out
+
+
+def stop_notes(training: pg.Training) -> list[str]:
+    """Markdown notes on the runs that ran away or used up their steps."""
+    notes = []
+    for i, m in enumerate(training.methods):
+        away, cut = int((training.ran_away[i] >= 0).sum()), int((training.cut[i] >= 0).sum())
+        if away:
+            notes.append(f"**{away} of {training.runs} runs of {method_label(m)} ran away**: "
+                         f"an episode reached {training.max_steps:,} steps, so the run stops "
+                         f"there and counts −{training.max_steps:,} per episode from then on.")
+        if cut:
+            first = int(training.cut[i][training.cut[i] >= 0].min()) + 1
+            notes.append(f"**{cut} of {training.runs} runs of {method_label(m)} used their "
+                         f"{training.budget_of(m):,} steps** before their last episode (the "
+                         f"first before episode {first:,}); later means are over the runs left.")
+    return notes
