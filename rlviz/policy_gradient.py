@@ -148,6 +148,7 @@ ESTIMATORS = ("none", "constant", "learned", "true_v", "optimal", "td_true", "td
 _CHUNK, _MAX_CHUNK = 32, 1024  # steps per look-up block of play_episodes (doubling)
 _AC_BLOCK = 256  # actor-critic steps per block of random numbers
 _TRACE_BLOCK = 128  # steps of the baseline unrolled at once
+_RESTART = np.array([0, 1, 2, START], dtype=np.intp)  # the state after each, goal → S
 
 
 # --------------------------------------------------------------------------- validation
@@ -430,7 +431,7 @@ def episode_gradient(pi: np.ndarray, actions: np.ndarray, weights: np.ndarray) -
     total = 0.0
     for b in (RIGHT, LEFT):
         w_b = (weights * (actions == b)).sum(axis=-1)
-        total = total + w_b[..., None] * score(pi, np.full(w_b.shape, b))
+        total = total + w_b[..., None] * score(pi, b)
     return total
 
 
@@ -897,8 +898,9 @@ def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed
     v = np.zeros(runs * width)  # the critic of lane l is v[l * width:(l + 1) * width]
     state = np.full(runs, START, dtype=np.intp)
     book = _Book(out, row, episodes, max_steps, budget, runs)
-    done_log = np.empty((_AC_BLOCK, runs), dtype=bool)
+    next_log = np.empty((_AC_BLOCK, runs), dtype=np.intp)
     theta_log = np.empty((_AC_BLOCK, runs, 2))
+    one_per_state = bool((cells == np.arange(4)).all())
     step = 0
     while lane.size:
         n = lane.size
@@ -908,15 +910,17 @@ def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed
             pi = policy(theta)
             action = (u[j] >= pi[:, RIGHT]).view(np.int8)  # right when u < π(right)
             next_state, reward = corridor_step(state, action)
-            theta, v, _ = actor_critic_step(
-                theta, v, pi, first + cells[state], action, reward, first + cells[next_state],
-                alpha_theta=m.alpha_theta, alpha_w=m.alpha_w)
-            done = next_state == GOAL
-            done_log[j, :n] = done
+            if one_per_state:
+                cell, next_cell = first + state, first + next_state
+            else:
+                cell, next_cell = first + cells[state], first + cells[next_state]
+            theta, v, _ = actor_critic_step(theta, v, pi, cell, action, reward, next_cell,
+                                            alpha_theta=m.alpha_theta, alpha_w=m.alpha_w)
+            next_log[j, :n] = next_state
             theta_log[j, :n] = theta
-            state = np.where(done, START, next_state)
+            state = _RESTART[next_state]  # the goal starts the next episode in S
         step += _AC_BLOCK
-        keep = book.block(lane, done_log[:, :n], theta_log[:, :n], step)
+        keep = book.block(lane, next_log[:, :n] == GOAL, theta_log[:, :n], step)
         if not keep.all():
             lane, theta, state = lane[keep], theta[keep], state[keep]
             v = v.reshape(n, width)[keep].ravel()
