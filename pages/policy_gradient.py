@@ -21,7 +21,7 @@ ACTION_LABELS = {pg.RIGHT: "right", pg.LEFT: "left"}
 BOOK_SETTINGS = {"p0": 0.05, "episodes": 1000, "b_theta": -9, "b_w": -6}
 
 
-@ui.cached(max_entries=64, show_spinner="Training the learners…")
+@ui.cached(max_entries=32, show_spinner="Training the learners…")
 def learn(kind: str, alpha_theta: float, alpha_w: float, critic: str, runs: int, episodes: int,
           p0: float, seed: int) -> pg.Training:
     method = pg.Method(kind, alpha_theta, alpha_w, critic)

@@ -729,8 +729,8 @@ class Training:
     """
 
     methods: tuple[Method, ...]
-    returns: np.ndarray  # [M, R, E] return of each episode (−its length)
-    p_right: np.ndarray  # [M, R, E] π(right) after each episode's update(s)
+    returns: np.ndarray  # [M, R, E] float32, return of each episode (−its length)
+    p_right: np.ndarray  # [M, R, E] float32, π(right) after each episode's update(s)
     ran_away: np.ndarray  # [M, R] episode at which the run ran away, or −1
     cut: np.ndarray  # [M, R] first episode the run did not start for want of steps, or −1
     steps: np.ndarray  # [M, R] environment steps taken
@@ -818,7 +818,10 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
     seed = _seed(seed)
     theta0 = initial_theta(p0)
     shape = (len(methods), runs, episodes)
-    out = dict(returns=np.full(shape, np.nan), p_right=np.full(shape, np.nan),
+    # Returns are whole numbers and π(right) is for plotting: float32 holds both (and halves
+    # what a page keeps in its cache).
+    out = dict(returns=np.full(shape, np.nan, dtype=np.float32),
+               p_right=np.full(shape, np.nan, dtype=np.float32),
                ran_away=np.full(shape[:2], -1, dtype=np.int64),
                cut=np.full(shape[:2], -1, dtype=np.int64),
                steps=np.zeros(shape[:2], dtype=np.int64))
