@@ -63,8 +63,8 @@ def worst_case():
     return trained, pg.gradient_study(0.05, episodes=5000, constant=-100.0, seed=0)
 
 
-@case("first view at the defaults (cold caches, through AppTest)", group="pages", budget=1.5,
-      repeat=3)
+@case("first view at defaults: policy_gradient (cold caches, through AppTest)", group="pages",
+      budget=1.5, repeat=3)
 def first_view():
     import streamlit as st
     from streamlit.testing.v1 import AppTest

@@ -430,7 +430,7 @@ def episode_gradient(pi: np.ndarray, actions: np.ndarray, weights: np.ndarray) -
     """
     total = 0.0
     for b in (RIGHT, LEFT):
-        w_b = (weights * (actions == b)).sum(axis=-1)
+        w_b = np.einsum("...t,...t->...", weights, actions == b)  # W_b
         total = total + w_b[..., None] * score(pi, b)
     return total
 
