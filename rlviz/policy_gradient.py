@@ -428,6 +428,7 @@ def episode_gradient(pi: np.ndarray, actions: np.ndarray, weights: np.ndarray) -
     Returns:
         ``[..., 2]``.
     """
+    weights = np.asarray(weights, dtype=np.float64)
     total = 0.0
     for b in (RIGHT, LEFT):
         w_b = np.einsum("...t,...t->...", weights, actions == b)  # W_b
