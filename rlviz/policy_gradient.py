@@ -149,6 +149,7 @@ _CHUNK, _MAX_CHUNK = 32, 1024  # steps per look-up block of play_episodes (doubl
 _AC_BLOCK = 256  # actor-critic steps per block of random numbers
 _TRACE_BLOCK = 128  # steps of the baseline unrolled at once
 _RESTART = np.array([0, 1, 2, START], dtype=np.intp)  # the state after each, goal → S
+_ACTION_IDS = np.array([RIGHT, LEFT], dtype=np.intp)
 
 
 # --------------------------------------------------------------------------- validation
@@ -428,12 +429,9 @@ def episode_gradient(pi: np.ndarray, actions: np.ndarray, weights: np.ndarray) -
     Returns:
         ``[..., 2]``.
     """
-    weights = np.asarray(weights, dtype=np.float64)
-    total = 0.0
-    for b in (RIGHT, LEFT):
-        w_b = np.einsum("...t,...t->...", weights, actions == b)  # W_b
-        total = total + w_b[..., None] * score(pi, b)
-    return total
+    taken = actions[..., None] == _ACTION_IDS  # [..., T, 2] step t took action b
+    w = np.einsum("...t,...tb->...b", np.asarray(weights, dtype=np.float64), taken)  # W_b
+    return np.einsum("...b,...bd->...d", w, score(pi[..., None, :], _ACTION_IDS))
 
 
 def reinforce_update(theta: np.ndarray, actions: np.ndarray, rewards: np.ndarray, *,
@@ -547,15 +545,19 @@ def actor_critic_step(theta: np.ndarray, v: np.ndarray, pi: np.ndarray, cell: np
 class _Streams:
     """Uniform numbers per lane, each lane reading the stream of its run.
 
-    Lane ``l`` reads the stream of run ``run_of[l]`` through a window that holds the numbers
-    from the lane's current episode on.
+    Lane ``l`` reads the stream of run ``run_of[l]`` through a window of the numbers from the
+    lane's current episode on; ``_end[l]`` is the stream index just past the window and
+    ``_shift[l]`` turns a stream index into a position in the flattened windows.
     """
 
     def __init__(self, seed: int, runs: int, run_of: np.ndarray, width: int = 4 * _MAX_CHUNK):
         children = np.random.SeedSequence(seed).spawn(runs)
         self._gens = [np.random.default_rng(children[r]) for r in run_of]
         self._buf = np.stack([g.random(width) for g in self._gens])
-        self._lo = np.zeros(len(run_of), dtype=np.int64)  # stream index of _buf[:, 0]
+        lanes = np.arange(len(run_of), dtype=np.int64)
+        self._end = np.full(len(run_of), width, dtype=np.int64)
+        self._shift = lanes * width
+        self._ramp = np.arange(width)
 
     def take(self, lanes: np.ndarray, base: np.ndarray, t0: int, n: int) -> np.ndarray:
         """``[len(lanes), n]``: numbers ``base + t0 … base + t0 + n − 1`` of each lane's stream.
@@ -565,26 +567,30 @@ class _Streams:
         width = self._buf.shape[1]
         if t0 + n > width:  # a very long episode: widen every window
             more = np.stack([g.random(t0 + n - width) for g in self._gens])
+            lo = self._end - width
             self._buf = np.concatenate([self._buf, more], axis=1)
             width = t0 + n
-        lo = self._lo[lanes]
-        short = base + t0 + n > lo + width
+            self._end = lo + width
+            self._shift = np.arange(len(self._gens)) * width - lo
+            self._ramp = np.arange(width)
+        short = base + (t0 + n) > self._end[lanes]
         if short.any():
             for lane, at in zip(lanes[short], base[short], strict=True):
-                keep = self._buf[lane, at - self._lo[lane]:].copy()
+                lo = self._end[lane] - width
+                keep = self._buf[lane, at - lo:].copy()
                 self._buf[lane, : keep.size] = keep
                 self._buf[lane, keep.size:] = self._gens[lane].random(width - keep.size)
-                self._lo[lane] = at
-            lo = self._lo[lanes]
-        first = lanes * width + base + t0 - lo
-        return self._buf.ravel().take(first[:, None] + np.arange(n))
+                self._end[lane] = at + width
+                self._shift[lane] = lane * width - at
+        first = self._shift[lanes] + base + t0
+        return self._buf.ravel().take(first[:, None] + self._ramp[:n])
 
 
 @dataclass(frozen=True)
 class Episodes:
     """One episode per lane, padded to the longest."""
 
-    states: np.ndarray  # [N, L] int8 S_t (G after the end)
+    states: np.ndarray | None  # [N, L] int8 S_t (G after the end), if asked for
     actions: np.ndarray  # [N, L] int8 A_t (meaningless after the end)
     alive: np.ndarray  # [N, L] bool, step t was played (t < T)
     lengths: np.ndarray  # [N] T, the number of steps (max_steps when cut)
@@ -601,11 +607,12 @@ _CODES = 1 << _MOVES
 
 
 @functools.cache
-def _sixteen_moves() -> tuple[np.ndarray, np.ndarray]:
+def _sixteen_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where sixteen moves lead from every state (each pair stepped with ``corridor_step``).
 
-    ``PATH[2¹⁶ s + c]`` are the sixteen states met (before each move) and ``END[2¹⁶ s + c]`` is
-    2¹⁶ times the state after them, for the code ``c`` whose bit i is 1 when move i goes left.
+    For the code ``c`` whose bit i is 1 when move i goes left, and ``r = 2¹⁶ s + c``:
+    ``PATH[r]`` are the sixteen states met (before each move), ``END[r]`` is 2¹⁶ times the
+    state after them, and ``STEPS[r]`` how many of the moves were made before the goal.
     """
     s = np.repeat(np.arange(4), _CODES)
     code = np.tile(np.arange(_CODES), 4)
@@ -613,31 +620,33 @@ def _sixteen_moves() -> tuple[np.ndarray, np.ndarray]:
     for i in range(_MOVES):
         path[:, i] = s
         s = corridor_step(s, (code >> i) & 1)[0]
-    return path, _CODES * s
+    return path, _CODES * s, (path != GOAL).sum(axis=1)
 
 
 def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray], *,
-                  max_steps: int = MAX_STEPS) -> Episodes:
+                  max_steps: int = MAX_STEPS, states: bool = False) -> Episodes:
     """Every lane plays one episode from S with its own fixed π(right).
 
     Step t of lane l goes right when its t-th random number is below ``p_right[l]``; the
     states follow from ``corridor_step``. Because the policy does not change during the
     episode, the moves are drawn for a block of steps at once, packed sixteen to a code, and
-    each code's sixteen states are looked up in a table built from ``corridor_step``, for every
-    lane at once, until every lane has reached the goal or ``max_steps`` steps.
+    where each code leads is looked up in a table built from ``corridor_step``, for every lane
+    at once, until every lane has reached the goal or ``max_steps`` steps.
 
     Args:
         p_right: ``[N]`` π(right) of each lane.
         uniforms: ``(t0, n) -> [N, n]`` the lanes' random numbers for steps t0 … t0 + n − 1.
         max_steps: Longest episode.
+        states: Whether to keep the states visited (the learners need only the actions).
 
     Returns:
         The episodes.
     """
     n_lanes = p_right.shape[0]
-    path, end = _sixteen_moves()
+    path, end, made = _sixteen_moves()
     at = np.full(n_lanes, _CODES * START, dtype=np.intp)  # 2¹⁶ × the state: a row of the table
-    states, actions = [], []
+    lengths = np.zeros(n_lanes, dtype=np.intp)
+    visited, actions = [], []
     # A first block four times the longest expected episode (−J(p), largest at an end of the
     # lanes' range of p) is mostly enough.
     ends = (min(max(float(p), 1e-6), 1.0 - 1e-6) for p in (p_right.min(), p_right.max()))
@@ -648,28 +657,30 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray
         left = uniforms(t0, chunk) >= p_right[:, None]
         # Sixteen moves to a code: bit i of code b is move 16 b + i.
         codes = np.packbits(left, axis=1, bitorder="little").view("<u2").T.astype(np.intp)
-        s = np.empty((n_lanes, chunk), dtype=np.int8)
+        s = np.empty((n_lanes, chunk), dtype=np.int8) if states else None
         for b, code in enumerate(codes):
             row = at + code
-            s[:, b * _MOVES:(b + 1) * _MOVES] = path[row]
+            if states:
+                s[:, b * _MOVES:(b + 1) * _MOVES] = path[row]
+            lengths += made[row]
             at = end[row]
             if b % 2 == 1 and not (going := (at != _CODES * GOAL).any()):
                 break
         used = (b + 1) * _MOVES
-        states.append(s[:, :used])
+        if states:
+            visited.append(s[:, :used])
         actions.append(left[:, :used].view(np.int8))  # LEFT = 1
         t0 += chunk
         chunk = min(2 * chunk, _MAX_CHUNK)
-    S = np.concatenate(states, axis=1) if len(states) > 1 else states[0]
-    alive = S != GOAL
-    lengths = alive.sum(axis=1)
     finished = lengths <= max_steps
-    longest = min(int(lengths.max()), max_steps)
     lengths = np.minimum(lengths, max_steps)
-    A = np.concatenate(actions, axis=1) if len(actions) > 1 else actions[0]
-    return Episodes(states=S[:, :longest], actions=A[:, :longest], alive=alive[:, :longest],
+    longest = int(lengths.max())
+    A = (np.concatenate(actions, axis=1) if len(actions) > 1 else actions[0])[:, :longest]
+    S = None
+    if states:
+        S = (np.concatenate(visited, axis=1) if len(visited) > 1 else visited[0])[:, :longest]
+    return Episodes(states=S, actions=A, alive=np.arange(longest) < lengths[:, None],
                     lengths=lengths, finished=finished)
-
 
 
 @dataclass(frozen=True)
@@ -853,15 +864,17 @@ def _train_monte_carlo(m: Method, row: int, out: dict, theta0: np.ndarray, seed:
     returns = out["returns"][row]
     p_right = out["p_right"][row]
     for k in range(episodes):
+        p = policy(theta)[:, RIGHT]
+        if k:  # the policy after the last update
+            p_right[lane, k - 1] = p
         if used[lane].max() >= budget:  # these have used their steps: they start no episode
             spent = used[lane] >= budget
             out["cut"][row, lane[spent]] = k
-            lane, theta, w = lane[~spent], theta[~spent], w[~spent]
+            lane, theta, w, p = lane[~spent], theta[~spent], w[~spent], p[~spent]
             if not lane.size:
                 break
         ep = play_episodes(
-            policy(theta)[:, RIGHT],
-            lambda t0, n, lane=lane, base=used[lane]: streams.take(lane, base, t0, n),
+            p, lambda t0, n, lane=lane, base=used[lane]: streams.take(lane, base, t0, n),
             max_steps=max_steps,
         )
         used[lane] += ep.lengths
@@ -872,7 +885,6 @@ def _train_monte_carlo(m: Method, row: int, out: dict, theta0: np.ndarray, seed:
                                                  alpha_theta=m.alpha_theta, alpha_w=m.alpha_w)
         if ep.finished.all():
             returns[lane, k] = -ep.lengths
-            p_right[lane, k] = policy(theta)[:, RIGHT]
             continue
         # Runs whose episode reached max_steps ran away: they stop here.
         keep = ep.finished
@@ -882,6 +894,8 @@ def _train_monte_carlo(m: Method, row: int, out: dict, theta0: np.ndarray, seed:
         lane, theta, w = lane[keep], theta[keep], w[keep]
         if not lane.size:
             break
+    else:
+        p_right[lane, episodes - 1] = policy(theta)[:, RIGHT]
     out["steps"][row] = used
 
 
@@ -912,7 +926,7 @@ def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed
         u = streams.take(lane, np.full(n, step), 0, _AC_BLOCK).T  # [B, n]
         for j in range(_AC_BLOCK):
             pi = policy(theta)
-            action = (u[j] >= pi[:, RIGHT]).view(np.int8)  # right when u < π(right)
+            action = (u[j] >= pi[:, RIGHT]).astype(np.intp)  # right when u < π(right)
             next_state, reward = corridor_step(state, action)
             if one_per_state:
                 cell, next_cell = first + state, first + next_state
@@ -1129,7 +1143,7 @@ def gradient_study(p: float, *, episodes: int, constant: float, seed: int) -> Gr
     X, Y, td_true, td_one, lengths = [], [], [], [], []
     for first in range(0, n, _GROUP):
         m = min(_GROUP, n - first)
-        ep = play_episodes(np.full(m, p), lambda t0, k, m=m: rng.random((m, k)))
+        ep = play_episodes(np.full(m, p), lambda t0, k, m=m: rng.random((m, k)), states=True)
         nxt = np.concatenate([ep.states[:, 1:], np.full((m, 1), GOAL, np.int8)], axis=1)
         G = returns_to_go(ep.rewards)
 
