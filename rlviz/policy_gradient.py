@@ -149,7 +149,6 @@ _CHUNK, _MAX_CHUNK = 32, 1024  # steps per look-up block of play_episodes (doubl
 _AC_BLOCK = 256  # actor-critic steps per block of random numbers
 _TRACE_BLOCK = 128  # steps of the baseline unrolled at once
 _RESTART = np.array([0, 1, 2, START], dtype=np.intp)  # the state after each, goal → S
-_ACTION_IDS = np.array([RIGHT, LEFT], dtype=np.intp)
 
 
 # --------------------------------------------------------------------------- validation
@@ -429,9 +428,12 @@ def episode_gradient(pi: np.ndarray, actions: np.ndarray, weights: np.ndarray) -
     Returns:
         ``[..., 2]``.
     """
-    taken = actions[..., None] == _ACTION_IDS  # [..., T, 2] step t took action b
-    w = np.einsum("...t,...tb->...b", np.asarray(weights, dtype=np.float64), taken)  # W_b
-    return np.einsum("...b,...bd->...d", w, score(pi[..., None, :], _ACTION_IDS))
+    weights = np.asarray(weights, dtype=np.float64)
+    total = 0.0
+    for b in (RIGHT, LEFT):
+        w_b = np.einsum("...t,...t->...", weights, actions == b)  # W_b
+        total = total + w_b[..., None] * score(pi, b)
+    return total
 
 
 def reinforce_update(theta: np.ndarray, actions: np.ndarray, rewards: np.ndarray, *,
