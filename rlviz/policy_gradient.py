@@ -625,7 +625,21 @@ def _sixteen_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return path, _CODES * s, (path != GOAL).sum(axis=1)
 
 
-def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray], *,
+def _assemble(pieces: list, field: int, n_lanes: int, length: int, fill: int) -> np.ndarray:
+    """``[N, length]`` from the blocks of steps each lane played (``fill`` after its last)."""
+    lanes, t0, first = pieces[0][0], pieces[0][1], pieces[0][field]
+    if len(pieces) == 1 and lanes.size == n_lanes and t0 == 0 and first.shape[1] >= length:
+        return first[:, :length]
+    out = np.full((n_lanes, length), fill, dtype=np.int8)
+    for piece in pieces:
+        lanes, t0, block = piece[0], piece[1], piece[field]
+        width = min(block.shape[1], length - t0)
+        if width > 0:
+            out[lanes, t0:t0 + width] = block[:, :width]
+    return out
+
+
+def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int, np.ndarray], np.ndarray], *,
                   max_steps: int = MAX_STEPS, states: bool = False) -> Episodes:
     """Every lane plays one episode from S with its own fixed π(right).
 
@@ -637,7 +651,8 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray
 
     Args:
         p_right: ``[N]`` π(right) of each lane.
-        uniforms: ``(t0, n) -> [N, n]`` the lanes' random numbers for steps t0 … t0 + n − 1.
+        uniforms: ``(t0, n, lanes) -> [len(lanes), n]`` the random numbers of the lanes still
+            going (indices into ``p_right``) for steps t0 … t0 + n − 1.
         max_steps: Longest episode.
         states: Whether to keep the states visited (the learners need only the actions).
 
@@ -648,39 +663,38 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int], np.ndarray
     path, end, made = _sixteen_moves()
     at = np.full(n_lanes, _CODES * START, dtype=np.intp)  # 2¹⁶ × the state: a row of the table
     lengths = np.zeros(n_lanes, dtype=np.intp)
-    visited, actions = [], []
+    pieces = []  # (lanes, first step, moves, states) of each block of steps
     # A first block four times the longest expected episode (−J(p), largest at an end of the
-    # lanes' range of p) is mostly enough.
+    # lanes' range of p) is mostly enough; later blocks play only the lanes still going.
     ends = (min(max(float(p), 1e-6), 1.0 - 1e-6) for p in (p_right.min(), p_right.max()))
     expected = max((4.0 - 2.0 * p) / (p * (1.0 - p)) for p in ends)
     chunk = int(min(max(_CHUNK * math.ceil(4 * expected / _CHUNK), _CHUNK), _MAX_CHUNK))
-    t0, going = 0, True
-    while t0 <= max_steps and going:
-        left = uniforms(t0, chunk) >= p_right[:, None]
+    rows, t0 = np.arange(n_lanes), 0
+    while t0 <= max_steps and rows.size:
+        left = uniforms(t0, chunk, rows) >= p_right[rows, None]
         # Sixteen moves to a code: bit i of code b is move 16 b + i.
         codes = np.packbits(left, axis=1, bitorder="little").view("<u2").T.astype(np.intp)
-        s = np.empty((n_lanes, chunk), dtype=np.int8) if states else None
+        s = np.empty((rows.size, chunk), dtype=np.int8) if states else None
+        here, steps = at[rows], lengths[rows]
         for b, code in enumerate(codes):
-            row = at + code
+            row = here + code
             if states:
                 s[:, b * _MOVES:(b + 1) * _MOVES] = path[row]
-            lengths += made[row]
-            at = end[row]
-            if b % 2 == 1 and not (going := (at != _CODES * GOAL).any()):
+            steps += made[row]
+            here = end[row]
+            if b % 2 == 1 and not (here != _CODES * GOAL).any():
                 break
         used = (b + 1) * _MOVES
-        if states:
-            visited.append(s[:, :used])
-        actions.append(left[:, :used].view(np.int8))  # LEFT = 1
+        at[rows], lengths[rows] = here, steps
+        pieces.append((rows, t0, left[:, :used].view(np.int8), s[:, :used] if states else None))
+        rows = rows[here != _CODES * GOAL]
         t0 += chunk
         chunk = min(2 * chunk, _MAX_CHUNK)
     finished = lengths <= max_steps
     lengths = np.minimum(lengths, max_steps)
     longest = int(lengths.max())
-    A = (np.concatenate(actions, axis=1) if len(actions) > 1 else actions[0])[:, :longest]
-    S = None
-    if states:
-        S = (np.concatenate(visited, axis=1) if len(visited) > 1 else visited[0])[:, :longest]
+    A = _assemble(pieces, 2, n_lanes, longest, 0)  # LEFT = 1, RIGHT = 0 after the end
+    S = _assemble(pieces, 3, n_lanes, longest, GOAL) if states else None
     return Episodes(states=S, actions=A, alive=np.arange(longest) < lengths[:, None],
                     lengths=lengths, finished=finished)
 
@@ -876,7 +890,8 @@ def _train_monte_carlo(m: Method, row: int, out: dict, theta0: np.ndarray, seed:
             if not lane.size:
                 break
         ep = play_episodes(
-            p, lambda t0, n, lane=lane, base=used[lane]: streams.take(lane, base, t0, n),
+            p, lambda t0, n, rows, lane=lane, base=used[lane]: streams.take(lane[rows],
+                                                                          base[rows], t0, n),
             max_steps=max_steps,
         )
         used[lane] += ep.lengths
@@ -1145,7 +1160,8 @@ def gradient_study(p: float, *, episodes: int, constant: float, seed: int) -> Gr
     X, Y, td_true, td_one, lengths = [], [], [], [], []
     for first in range(0, n, _GROUP):
         m = min(_GROUP, n - first)
-        ep = play_episodes(np.full(m, p), lambda t0, k, m=m: rng.random((m, k)), states=True)
+        ep = play_episodes(np.full(m, p), lambda t0, k, rows: rng.random((rows.size, k)),
+                           states=True)
         nxt = np.concatenate([ep.states[:, 1:], np.full((m, 1), GOAL, np.int8)], axis=1)
         G = returns_to_go(ep.rewards)
 
@@ -1251,7 +1267,7 @@ def whiteboard_gap(p: float, constant: float, seed: int, episodes: int = 20) -> 
 
     p = float(_probability(p))
     rng = np.random.default_rng(_seed(seed))
-    ep = play_episodes(np.full(episodes, p), lambda t0, n: rng.random((episodes, n)))
+    ep = play_episodes(np.full(episodes, p), lambda t0, n, rows: rng.random((rows.size, n)))
     psi = (returns_to_go(ep.rewards) - constant) * ep.alive
     ours = episode_gradient(np.array([p, 1.0 - p]), ep.actions, psi)
     theirs = [whiteboard.reinforce_gradient(np.log([p, 1.0 - p]), ep.actions[i, :t],

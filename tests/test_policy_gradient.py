@@ -211,8 +211,8 @@ def test_play_episodes_follows_the_corridor_step_by_step():
     rng = np.random.default_rng(7)
     p = np.array([0.05, 0.3, 0.5, 0.6, 0.9, 0.97])
     u = rng.random((6, 5000))
-    ep = pg.play_episodes(p, lambda t0, n: u[:, t0:t0 + n], states=True)
-    bare = pg.play_episodes(p, lambda t0, n: u[:, t0:t0 + n])
+    ep = pg.play_episodes(p, lambda t0, n, rows: u[rows, t0:t0 + n], states=True)
+    bare = pg.play_episodes(p, lambda t0, n, rows: u[rows, t0:t0 + n])
     assert bare.states is None
     np.testing.assert_array_equal(bare.actions, ep.actions)
     np.testing.assert_array_equal(bare.alive, ep.alive)
@@ -231,7 +231,7 @@ def test_play_episodes_cuts_at_max_steps():
     p = np.array([1e-9, 0.5])
     rng = np.random.default_rng(8)
     u = rng.random((2, 2000))
-    ep = pg.play_episodes(p, lambda t0, n: u[:, t0:t0 + n], max_steps=200, states=True)
+    ep = pg.play_episodes(p, lambda t0, n, rows: u[rows, t0:t0 + n], max_steps=200, states=True)
     assert not ep.finished[0] and ep.lengths[0] == 200
     assert ep.finished[1] and ep.lengths[1] < 200
     assert ep.states.shape[1] == 200
