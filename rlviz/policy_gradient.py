@@ -422,18 +422,16 @@ def episode_gradient(pi: np.ndarray, actions: np.ndarray, weights: np.ndarray) -
 
     Args:
         pi: ``[..., 2]`` the policy of the episode.
-        actions: ``[..., T]`` ``A_t``.
+        actions: ``[..., T]`` ``A_t``, ``RIGHT`` (0) or ``LEFT`` (1).
         weights: ``[..., T]`` ``ψ_t``, 0 after the episode's end.
 
     Returns:
         ``[..., 2]``.
     """
     weights = np.asarray(weights, dtype=np.float64)
-    total = 0.0
-    for b in (RIGHT, LEFT):
-        w_b = np.einsum("...t,...t->...", weights, actions == b)  # W_b
-        total = total + w_b[..., None] * score(pi, b)
-    return total
+    w_left = np.einsum("...t,...t->...", weights, actions)  # LEFT is 1: the steps that went left
+    w_right = weights.sum(axis=-1) - w_left  # and the rest went right
+    return w_right[..., None] * score(pi, RIGHT) + w_left[..., None] * score(pi, LEFT)
 
 
 def reinforce_update(theta: np.ndarray, actions: np.ndarray, rewards: np.ndarray, *,
@@ -548,18 +546,15 @@ class _Streams:
     """Uniform numbers per lane, each lane reading the stream of its run.
 
     Lane ``l`` reads the stream of run ``run_of[l]`` through a window of the numbers from the
-    lane's current episode on; ``_end[l]`` is the stream index just past the window and
-    ``_shift[l]`` turns a stream index into a position in the flattened windows.
+    lane's current episode on; ``_end[l]`` is the stream index just past the window.
     """
 
     def __init__(self, seed: int, runs: int, run_of: np.ndarray, width: int = 4 * _MAX_CHUNK):
         children = np.random.SeedSequence(seed).spawn(runs)
         self._gens = [np.random.default_rng(children[r]) for r in run_of]
         self._buf = np.stack([g.random(width) for g in self._gens])
-        lanes = np.arange(len(run_of), dtype=np.int64)
         self._end = np.full(len(run_of), width, dtype=np.int64)
-        self._shift = lanes * width
-        self._ramp = np.arange(width)
+        self._views: dict[int, np.ndarray] = {}
 
     def take(self, lanes: np.ndarray, base: np.ndarray, t0: int, n: int) -> np.ndarray:
         """``[len(lanes), n]``: numbers ``base + t0 … base + t0 + n − 1`` of each lane's stream.
@@ -573,8 +568,7 @@ class _Streams:
             self._buf = np.concatenate([self._buf, more], axis=1)
             width = t0 + n
             self._end = lo + width
-            self._shift = np.arange(len(self._gens)) * width - lo
-            self._ramp = np.arange(width)
+            self._views = {}
         short = base + (t0 + n) > self._end[lanes]
         if short.any():
             for lane, at in zip(lanes[short], base[short], strict=True):
@@ -583,9 +577,10 @@ class _Streams:
                 self._buf[lane, : keep.size] = keep
                 self._buf[lane, keep.size:] = self._gens[lane].random(width - keep.size)
                 self._end[lane] = at + width
-                self._shift[lane] = lane * width - at
-        first = self._shift[lanes] + base + t0
-        return self._buf.ravel().take(first[:, None] + self._ramp[:n])
+        view = self._views.get(n)
+        if view is None:  # every run of n numbers in the windows, without copying
+            view = self._views[n] = np.lib.stride_tricks.sliding_window_view(self._buf, n, 1)
+        return view[lanes, base + t0 - (self._end[lanes] - width)]
 
 
 @dataclass(frozen=True)
@@ -936,6 +931,7 @@ def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed
     next_log = np.empty((_AC_BLOCK, runs), dtype=np.intp)
     theta_log = np.empty((_AC_BLOCK, runs, 2))
     one_per_state = bool((cells == np.arange(4)).all())
+    alpha_theta, alpha_w = m.alpha_theta, m.alpha_w
     step = 0
     while lane.size:
         n = lane.size
@@ -950,7 +946,7 @@ def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed
             else:
                 cell, next_cell = first + cells[state], first + cells[next_state]
             theta, v, _ = actor_critic_step(theta, v, pi, cell, action, reward, next_cell,
-                                            alpha_theta=m.alpha_theta, alpha_w=m.alpha_w)
+                                            alpha_theta=alpha_theta, alpha_w=alpha_w)
             next_log[j, :n] = next_state
             theta_log[j, :n] = theta
             state = _RESTART[next_state]  # the goal starts the next episode in S
