@@ -22,10 +22,10 @@ BOOK_SETTINGS = {"p0": 0.05, "episodes": 1000, "b_theta": -9, "b_w": -6}
 
 
 @ui.cached(max_entries=32, show_spinner="Training the learners…")
-def learn(kind: str, alpha_theta: float, alpha_w: float, critic: str, runs: int, episodes: int,
-          p0: float, seed: int) -> pg.Training:
-    method = pg.Method(kind, alpha_theta, alpha_w, critic)
-    return pg.train([method], runs=runs, episodes=episodes, p0=p0, seed=seed)
+def learn(group: tuple, runs: int, episodes: int, p0: float, seed: int) -> pg.Training:
+    """One learner, or REINFORCE at several step sizes (they share one lockstep)."""
+    methods = [pg.Method(*spec) for spec in group]
+    return pg.train(methods, runs=runs, episodes=episodes, p0=p0, seed=seed)
 
 
 @ui.cached(max_entries=32, show_spinner="Sampling episodes…")
@@ -34,7 +34,9 @@ def study(p: float, n: int, constant: float, seed: int) -> pg.GradientStudy:
 
 
 def trained(specs: tuple, runs: int, episodes: int, p0: float, seed: int) -> pg.Training:
-    return pg.Training.join([learn(*s, runs, episodes, p0, seed) for s in specs])
+    groups = [tuple(s for s in specs if s[0] == "reinforce")]
+    groups += [(s,) for s in specs if s[0] != "reinforce"]
+    return pg.Training.join([learn(g, runs, episodes, p0, seed) for g in groups if g])
 
 
 @ui.cached_figures()
@@ -70,9 +72,9 @@ with ui.page("policy_gradient", intro=INTRO) as page:
     p = page.controls([
         ui.Section("Learners", expanded=True, controls=[
             ui.MultiChoice(name="alphas", label="REINFORCE step sizes α", options=list(
-                range(-16, -9)), value=[-13], labels=POWERS, max_selections=3,
+                range(-15, -9)), value=[-13], labels=POWERS, max_selections=3,
                 help="Up to three; Figure 13.1 compares 2⁻¹², 2⁻¹³ and 2⁻¹⁴."),
-            step_size("b_theta", "With baseline: α_θ", -13, -6, -9,
+            step_size("b_theta", "With baseline: α_θ", -12, -6, -9,
                       "REINFORCE with baseline's policy step size (Figure 13.2: 2⁻⁹)."),
             step_size("b_w", "With baseline: α_w", -10, -2, -6,
                       "Step size of the baseline w (Figure 13.2: 2⁻⁶)."),

@@ -129,7 +129,7 @@ long with probability 4·10⁻¹³, at p = 0.95 with 3·10⁻²¹."""
 STEP_BUDGET = 40_000
 """Steps a Monte-Carlo run may take in all: it starts no episode after that. The book's settings
 stay well inside (REINFORCE at 2^-14 from p = 0.05, the slowest, takes about 31,000)."""
-AC_STEP_BUDGET = 20_000
+AC_STEP_BUDGET = 18_000
 """The same for actor-critic, whose step costs about ten Monte-Carlo steps (it updates after
 every step). With a critic of one value per state and α_θ ≥ 2^-9 it needs under 17,000."""
 CRITICS = {
@@ -442,7 +442,7 @@ def reinforce_update(theta: np.ndarray, actions: np.ndarray, rewards: np.ndarray
         theta: ``[R, 2]`` preferences the episodes were played with.
         actions: ``[R, T]`` actions, one episode per row.
         rewards: ``[R, T]`` rewards, 0 after each episode's end.
-        alpha: Step size α.
+        alpha: Step size α (or ``[R, 1]``, one per run).
 
     Returns:
         ``[R, 2]`` the new θ.
@@ -848,11 +848,15 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
                ran_away=np.full(shape[:2], -1, dtype=np.int64),
                cut=np.full(shape[:2], -1, dtype=np.int64),
                steps=np.zeros(shape[:2], dtype=np.int64))
+    reinforce = [i for i, m in enumerate(methods) if m.kind == "reinforce"]
+    if reinforce:  # every step size in one lockstep
+        _train_monte_carlo([methods[i] for i in reinforce], reinforce, out, theta0, seed,
+                           max_steps, budget)
     for i, m in enumerate(methods):
         if m.kind == "actor_critic":
             _train_actor_critic(m, i, out, theta0, seed, max_steps, ac_budget)
-        else:
-            _train_monte_carlo(m, i, out, theta0, seed, max_steps, budget)
+        elif m.kind == "reinforce_with_baseline":
+            _train_monte_carlo([m], [i], out, theta0, seed, max_steps, budget)
     for i in range(len(methods)):
         for r in np.flatnonzero(out["ran_away"][i] >= 0):
             out["returns"][i, r, out["ran_away"][i, r]:] = -float(max_steps)
@@ -860,55 +864,67 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
                     budget=budget, ac_budget=ac_budget, **out)
 
 
-def _train_monte_carlo(m: Method, row: int, out: dict, theta0: np.ndarray, seed: int,
-                       max_steps: int, budget: int) -> None:
-    """All runs of one Monte-Carlo learner in lockstep.
+def _train_monte_carlo(group: list[Method], rows: list[int], out: dict, theta0: np.ndarray,
+                       seed: int, max_steps: int, budget: int) -> None:
+    """All runs of some Monte-Carlo learners of one kind in lockstep.
 
     One episode of every run (``play_episodes``), then the update of every run, then the next.
+    REINFORCE at several step sizes shares the lockstep: lane ``c · R + r`` is run r of the c-th
+    step size, with its own α.
     """
     runs, episodes = out["returns"].shape[1:]
-    streams = _Streams(seed, runs, np.arange(runs))
-    theta = np.tile(theta0, (runs, 1))
-    w = np.zeros(runs)
-    used = np.zeros(runs, dtype=np.int64)  # random numbers (= steps) each run has used
-    lane = np.arange(runs)  # the runs still going
-    returns = out["returns"][row]
-    p_right = out["p_right"][row]
+    n = len(group) * runs
+    streams = _Streams(seed, runs, np.tile(np.arange(runs), len(group)))
+    theta = np.tile(theta0, (n, 1))
+    alpha = np.repeat([m.alpha_theta for m in group], runs)[:, None]
+    w = np.zeros(n)
+    used = np.zeros(n, dtype=np.int64)  # random numbers (= steps) each lane has used
+    lane = np.arange(n)  # the lanes still going
+    returns = np.full((n, episodes), np.nan, dtype=np.float32)
+    p_right = np.full((n, episodes), np.nan, dtype=np.float32)
+    ran_away = np.full(n, -1, dtype=np.int64)
+    cut = np.full(n, -1, dtype=np.int64)
+    kind = group[0].kind
     for k in range(episodes):
         p = policy(theta)[:, RIGHT]
         if k:  # the policy after the last update
             p_right[lane, k - 1] = p
         if used[lane].max() >= budget:  # these have used their steps: they start no episode
             spent = used[lane] >= budget
-            out["cut"][row, lane[spent]] = k
-            lane, theta, w, p = lane[~spent], theta[~spent], w[~spent], p[~spent]
+            cut[lane[spent]] = k
+            lane, theta, w, p, alpha = (x[~spent] for x in (lane, theta, w, p, alpha))
             if not lane.size:
                 break
         ep = play_episodes(
-            p, lambda t0, n, rows, lane=lane, base=used[lane]: streams.take(lane[rows],
-                                                                          base[rows], t0, n),
+            p, lambda t0, m, rows, lane=lane, base=used[lane]: streams.take(lane[rows],
+                                                                          base[rows], t0, m),
             max_steps=max_steps,
         )
         used[lane] += ep.lengths
-        if m.kind == "reinforce":
-            theta = reinforce_update(theta, ep.actions, ep.rewards, alpha=m.alpha_theta)
+        if kind == "reinforce":
+            theta = reinforce_update(theta, ep.actions, ep.rewards, alpha=alpha)
         else:
             theta, w = reinforce_baseline_update(theta, w, ep.actions, ep.rewards, ep.alive,
-                                                 alpha_theta=m.alpha_theta, alpha_w=m.alpha_w)
+                                                 alpha_theta=group[0].alpha_theta,
+                                                 alpha_w=group[0].alpha_w)
         if ep.finished.all():
             returns[lane, k] = -ep.lengths
             continue
-        # Runs whose episode reached max_steps ran away: they stop here.
+        # Lanes whose episode reached max_steps ran away: they stop here.
         keep = ep.finished
         returns[lane[keep], k] = -ep.lengths[keep]
         p_right[lane[keep], k] = policy(theta[keep])[:, RIGHT]
-        out["ran_away"][row, lane[~keep]] = k
-        lane, theta, w = lane[keep], theta[keep], w[keep]
+        ran_away[lane[~keep]] = k
+        lane, theta, w, alpha = lane[keep], theta[keep], w[keep], alpha[keep]
         if not lane.size:
             break
     else:
         p_right[lane, episodes - 1] = policy(theta)[:, RIGHT]
-    out["steps"][row] = used
+    for c, row in enumerate(rows):
+        mine = slice(c * runs, (c + 1) * runs)
+        out["returns"][row], out["p_right"][row] = returns[mine], p_right[mine]
+        out["ran_away"][row], out["cut"][row] = ran_away[mine], cut[mine]
+        out["steps"][row] = used[mine]
 
 
 def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed: int,

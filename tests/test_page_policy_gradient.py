@@ -60,7 +60,7 @@ def test_the_curves_are_the_library_means():
     [
         {"alphas": "-15,-12,-10"}, {"alphas": ""}, {"p0": "0.95"}, {"p0": "0.5", "window": "50"},
         {"critic": "one_value"}, {"ac_theta": "-3", "ac_w": "-2"}, {"b_theta": "-6", "b_w": "-2"},
-        {"b_theta": "-13", "b_w": "-10"}, {"study_p": "0.05", "b": "-100"},
+        {"b_theta": "-12", "b_w": "-10"}, {"study_p": "0.05", "b": "-100"},
         {"study_p": "0.95", "b": "0"}, {"seed": "2147483647"},
         {"wb_tr": "20", "wb_tl": "-20", "wb_a": "0", "wb_alpha": "1", "wb_g": "1000",
          "wb_b": "-1000"},

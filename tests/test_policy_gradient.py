@@ -423,3 +423,12 @@ def test_worked_score_by_hand_and_by_finite_difference():
 def test_user_mistakes_raise_input_errors(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+def test_reinforce_step_sizes_trained_together_equal_each_alone():
+    ms = [pg.Method("reinforce", a) for a in pg.BOOK_REINFORCE]
+    together = pg.train(ms, runs=3, episodes=80, p0=0.05, seed=4)
+    for i, m in enumerate(ms):
+        alone = pg.train([m], runs=3, episodes=80, p0=0.05, seed=4)
+        np.testing.assert_array_equal(together.returns[i], alone.returns[0])
+        np.testing.assert_array_equal(together.p_right[i], alone.p_right[0])
