@@ -104,7 +104,7 @@ RIVERSWIM_RIGHT = {"left bank": (0.0, 0.4, 0.6), "middle": (0.05, 0.6, 0.35),
                    "right bank": (0.4, 0.6, 0.0)}
 """(back, stay, forward) probabilities of swimming right (Osband, Russo & Van Roy, 2013, Fig. 2)."""
 DEEP_SEA_COST = 0.01
-DEEP_SEA_SIZES = (4, 6, 8, 10, 12, 14, 16, 20, 24, 30)
+DEEP_SEA_SIZES = (2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20)
 MIN_SIZE, MAX_SIZE = 2, 40
 DIRICHLET_PRIOR = 1.0
 """PSRL's prior: Dirichlet(1, 1, 1) over (back, stay, forward) for every pair."""
@@ -636,7 +636,10 @@ def simulate(
 
     Engine details: lanes are sorted by episode length, longest first, so the lanes still
     inside their episode at step ``h`` are a prefix; lanes that have stopped are dropped at the
-    end of an episode. PSRL's posterior draws come from one stream of the seed.
+    end of an episode. Each run's rows of uniforms are as long as the longest episode, and
+    PSRL's posterior draws come from one stream for all its lanes, in lane order. So a
+    problem simulated with others sees the same dice as alone only when it has the longest
+    episode, and PSRL's draws shift when some of its lanes stop early.
 
     Args:
         problems: The problems (for example the deep sea at several sizes).

@@ -62,8 +62,7 @@ def regret_figure(study: ex.Study, *, height: int = 430) -> go.Figure:
     fig = figure(
         height=height, hovermode="x unified",
         xaxis=dict(title="episode", range=[0, study.episodes + 1]),
-        yaxis=dict(title="cumulative regret (optimal return − learner's, same dice)",
-                   rangemode="tozero"),
+        yaxis=dict(title="cumulative regret", rangemode="tozero"),
         margin=dict(l=64, r=24, t=40, b=50),
     )
     lure = study.optimal_value - study.lure_value
@@ -194,13 +193,17 @@ def visits_figure(study: ex.Study, kind: str, *, height: int = 330) -> go.Figure
         xgap=1, ygap=1,
     ))
     far = study.problem.far_state
-    fig.add_trace(go.Scatter(
-        x=[far], y=[horizon - 1 if deep else 0], mode="markers+text", showlegend=False,
-        marker=dict(symbol="star", size=13, color="#e67700", line=dict(width=1, color=INK)),
-        text=["treasure" if deep else "reward 1"], textposition="top left" if deep else
-        "bottom left", textfont=dict(size=11, color=INK), hoverinfo="skip",
-        cliponaxis=False,
-    ))
+    if deep:  # the treasure: the bottom-right cell of the grid
+        fig.add_trace(go.Scatter(
+            x=[far], y=[horizon - 1], mode="markers", showlegend=False,
+            marker=dict(symbol="star", size=13, color="#e67700", line=dict(width=1, color=INK)),
+            hovertemplate="the treasure: right here pays 1<extra></extra>",
+        ))
+    else:  # the two rewards are for moves at the two banks, at any step
+        for x, text in ((0, "← 0.005"), (far, "1 →")):
+            fig.add_annotation(x=x, y=1.0, yref="paper", yanchor="bottom", text=text,
+                               showarrow=False, font=dict(size=11, color="#e67700"))
+    return fig
     return fig
 
 
