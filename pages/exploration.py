@@ -18,8 +18,8 @@ INTRO = (
     "others need a number that grows like a polynomial in N."
 )
 PROBLEMS = {"riverswim": "RiverSwim (6 states, H = 20)", "deep_sea": "Deep sea (size N)"}
-SWEEP_SIZES = (8, 10, 12, 16, 20)
-WALKER_EPISODES = 100_000
+SWEEP_SIZES = (8, 10, 12, 16)
+WALKER_EPISODES = 40_000
 OSBAND_2013 = "Osband, Russo & Van Roy (2013), Thm 1: Õ(HS√(AT))"
 
 
@@ -36,11 +36,65 @@ def sweep(largest, cap, runs, seed, epsilon, alpha, beta, learners) -> ex.Sweep:
                                 epsilon=epsilon, alpha=alpha, beta=beta)
 
 
-@ui.cached(max_entries=16, show_spinner=False)
-def walker(problem, n, seed):
-    prob = ex.make_problem(problem, n)
-    return ex.first_reach_probability(prob), ex.random_walk_episodes(
-        prob, WALKER_EPISODES, seed=seed)
+@ui.cached(max_entries=24, show_spinner=False)
+def known_answers(args, sweep_args) -> list[ui.Check]:
+    res, sw = study(*args), sweep(*sweep_args)
+    problem = res.problem
+    exact = ex.policy_value_exact(problem, res.plan.greedy)[0, problem.mdp.start_state]
+    checks = [ui.Check(
+        "V*(s₀): value iteration vs a linear solve of its policy",
+        value=res.optimal_value, reference=float(exact), tol=1e-9, fmt=".6f",
+        source="Bellman optimality; Puterman (1994), §4.5",
+    )]
+    if problem.key == "riverswim":
+        right = bool(res.plan.greedy[0, :, ex.RIGHT].all() and
+                     not res.plan.greedy[0, :, ex.LEFT].any())
+        checks.append(ui.Check(
+            "Optimal first move in every position", value="swim right" if right else "mixed",
+            reference="swim right", passed=right, source="Strehl & Littman (2008), §6",
+        ))
+    else:
+        checks.append(ui.Check(
+            f"V*(s₀) of the deep sea, N = {problem.size}", value=res.optimal_value,
+            reference=1 - ex.DEEP_SEA_COST, tol=1e-9, fmt=".6f",
+            source="Osband et al. (2019), §7.1: 1 − 0.01",
+        ))
+    p_exact = ex.first_reach_probability(problem)
+    p_mc = ex.random_walk_episodes(problem, WALKER_EPISODES, seed=res.seed)
+    se = math.sqrt(p_exact * (1 - p_exact) / WALKER_EPISODES)
+    closed = f"2^(−{problem.size})" if problem.key == "deep_sea" else "exact recursion"
+    checks.append(ui.Check(
+        f"Random walker: chance per episode of the far reward ({closed}) vs "
+        f"{WALKER_EPISODES:,} simulated episodes", value=p_mc, reference=p_exact, tol=4 * se,
+        fmt=".5g", source="geometric first success: E[episodes] = 1/p",
+    ))
+    ok = np.flatnonzero(sw.censoring() < 1e-3)
+    if "random" in sw.kinds and ok.size:
+        t = int(ok[-1])
+        walk = sw.first_reach[sw.kinds.index("random"), t]
+        expected = float(sw.expected_random[t])
+        spread = math.sqrt(expected * (expected - 1) / sw.runs)
+        checks.append(ui.Check(
+            f"ε = 1 learner, deep sea N = {sw.sizes[t]}: mean episodes to the first treasure "
+            f"({sw.runs} runs)", value=float(walk.mean()), reference=expected,
+            tol=3 * spread, fmt=".1f", source=f"closed form 2^N = {expected:,.0f}",
+        ))
+    if problem.key == "riverswim" and "psrl" in res.kinds:
+        mean = res.regret_band()[0][res.index("psrl")]
+        half = mean[res.episodes // 2 - 1]
+        ratio = float(mean[-1] / half) if half > 0 else 1.0
+        checks.append(ui.Check(
+            f"Posterior sampling's regret grows sublinearly: R({res.episodes}) / "
+            f"R({res.episodes // 2})", value=f"{ratio:.2f}", reference="< 2 (2 is linear)",
+            passed=ratio < 2, source=OSBAND_2013,
+        ))
+    q_wb = wb.backward_induction(problem.mdp.P, problem.mdp.R, problem.horizon)
+    checks.append(ui.Check(
+        "Whiteboard version equals rlviz on this view: largest gap in Q_h(s, a)",
+        value=float(np.abs(q_wb - res.plan.q).max()), reference=0.0, tol=1e-12, fmt=".2g",
+        source="backward induction, ten lines of numpy",
+    ))
+    return checks
 
 
 @ui.cached_figures()
@@ -72,7 +126,7 @@ with ui.page("exploration", intro=INTRO) as page:
                   labels=PROBLEMS, widget="segmented"),
     ])
     p = page.controls([
-        ui.IntSlider(name="n", label="Deep-sea size N", min=4, max=20, value=10,
+        ui.IntSlider(name="n", label="Deep-sea size N", min=4, max=12, value=10,
                      disabled=top.problem != "deep_sea", scales_work=True,
                      help="Columns and steps of the deep sea (used when the deep sea is chosen)"),
         ui.MultiChoice(name="learners", label="Learners", options=ex.LEARNERS,
@@ -84,16 +138,16 @@ with ui.page("exploration", intro=INTRO) as page:
         ui.FloatSlider(name="beta", label="Bonus scale β (reward + β/√N)", min=0.0, max=3.0,
                        value=0.5, step=0.1, help="β = 0 plans in the empirical model "
                        "(untried moves still count as the best reward)"),
-        ui.SelectSlider(name="episodes", label="Episodes per run", options=[50, 100, 200, 300],
+        ui.SelectSlider(name="episodes", label="Episodes per run", options=[50, 100, 200],
                         value=100, scales_work=True),
         ui.IntSlider(name="runs", label="Independent runs", min=2, max=30, value=20,
                      scales_work=True),
         ui.Section("N sweep (deep sea)", expanded=False, controls=[
             ui.SelectSlider(name="sweep_n", label="Largest N", options=list(SWEEP_SIZES),
                             value=12, scales_work=True),
-            ui.SelectSlider(name="cap", label="Give up after (episodes)", options=[100, 200, 500],
+            ui.SelectSlider(name="cap", label="Give up after (episodes)", options=[100, 200, 300],
                             value=200, scales_work=True),
-            ui.IntSlider(name="sweep_runs", label="Runs per size", min=2, max=20, value=10,
+            ui.IntSlider(name="sweep_runs", label="Runs per size", min=2, max=10, value=10,
                          scales_work=True),
         ]),
         ui.Seed(),
@@ -102,6 +156,7 @@ with ui.page("exploration", intro=INTRO) as page:
         raise ex.InputError("Choose at least one learner.")
     learners = tuple(k for k in ex.LEARNERS if k in p.learners)
     args = (top.problem, p.n, learners, p.runs, p.episodes, p.seed, p.epsilon, p.alpha, p.beta)
+    sweep_args = (p.sweep_n, p.cap, p.sweep_runs, p.seed, p.epsilon, p.alpha, p.beta, learners)
     res = study(*args)
     problem = res.problem
     regret_fig, visit_figs = study_charts(args)
@@ -125,7 +180,6 @@ with ui.page("exploration", intro=INTRO) as page:
                   "The big reward is for swimming right at position 5."))
 
     page.section("Episodes until the first treasure, against the deep sea's size N")
-    sweep_args = (p.sweep_n, p.cap, p.sweep_runs, p.seed, p.epsilon, p.alpha, p.beta, learners)
     sw = sweep(*sweep_args)
     sweep_fig = sweep_chart(sweep_args)
     ui.chart(sweep_fig, key="exploration.sweep")
@@ -158,60 +212,7 @@ with ui.page("exploration", intro=INTRO) as page:
         "bottom right first?",
     ])
 
-    exact = ex.policy_value_exact(problem, res.plan.greedy)[0, problem.mdp.start_state]
-    checks = [ui.Check(
-        "V*(s₀): value iteration vs a linear solve of its policy",
-        value=res.optimal_value, reference=float(exact), tol=1e-9, fmt=".6f",
-        source="Bellman optimality; Puterman (1994), §4.5",
-    )]
-    if problem.key == "riverswim":
-        right = bool(res.plan.greedy[0, :, ex.RIGHT].all() and
-                     not res.plan.greedy[0, :, ex.LEFT].any())
-        checks.append(ui.Check(
-            "Optimal first move in every position", value="swim right" if right else "mixed",
-            reference="swim right", passed=right, source="Strehl & Littman (2008), §6",
-        ))
-    else:
-        checks.append(ui.Check(
-            f"V*(s₀) of the deep sea, N = {problem.size}", value=res.optimal_value,
-            reference=1 - ex.DEEP_SEA_COST, tol=1e-9, fmt=".6f",
-            source="Osband et al. (2019), §7.1: 1 − 0.01",
-        ))
-    p_exact, p_mc = walker(top.problem, p.n, p.seed)
-    se = math.sqrt(p_exact * (1 - p_exact) / WALKER_EPISODES)
-    closed = (f"2^(−{problem.size})" if problem.key == "deep_sea" else "exact recursion")
-    checks.append(ui.Check(
-        f"Random walker: chance per episode of the far reward ({closed}) vs "
-        f"{WALKER_EPISODES:,} simulated episodes", value=p_mc, reference=p_exact, tol=4 * se,
-        fmt=".5g", source="geometric first success: E[episodes] = 1/p",
-    ))
-    ok = np.flatnonzero(sw.censoring() < 1e-3)
-    if "random" in sw.kinds and ok.size:
-        t = int(ok[-1])
-        walk = sw.first_reach[sw.kinds.index("random"), t]
-        mean_walk = float(walk.mean())
-        spread = math.sqrt(sw.expected_random[t] * (sw.expected_random[t] - 1) / sw.runs)
-        checks.append(ui.Check(
-            f"ε = 1 learner, deep sea N = {sw.sizes[t]}: mean episodes to the first treasure "
-            f"({sw.runs} runs)", value=mean_walk, reference=float(sw.expected_random[t]),
-            tol=3 * spread, fmt=".1f", source=f"closed form 2^N = {sw.expected_random[t]:,.0f}",
-        ))
-    if problem.key == "riverswim" and "psrl" in res.kinds:
-        mean = res.regret_band()[0][res.index("psrl")]
-        half = mean[res.episodes // 2 - 1]
-        ratio = float(mean[-1] / half) if half > 0 else 1.0
-        checks.append(ui.Check(
-            f"Posterior sampling's regret grows sublinearly: R({res.episodes}) / "
-            f"R({res.episodes // 2})", value=f"{ratio:.2f}", reference="< 2 (2 is linear)",
-            passed=ratio < 2, source=OSBAND_2013,
-        ))
-    q_wb = wb.backward_induction(problem.mdp.P, problem.mdp.R, problem.horizon)
-    checks.append(ui.Check(
-        "Whiteboard version equals rlviz on this view: largest gap in Q_h(s, a)",
-        value=float(np.abs(q_wb - res.plan.q).max()), reference=0.0, tol=1e-12, fmt=".2g",
-        source="backward induction, ten lines of numpy",
-    ))
-    page.known_answer(checks)
+    page.known_answer(known_answers(args, sweep_args))
 
     page.equations([
         ("Regret after K episodes, and its paired estimate on the same dice (G*: the optimal "

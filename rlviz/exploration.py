@@ -45,6 +45,7 @@ other draws PSRL's posterior samples.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -396,6 +397,11 @@ def random_walk_episodes(problem: Problem, episodes: int, *, seed: int) -> float
 
 
 # --------------------------------------------------------------------------- the learners' steps
+def _by_action(x):
+    """The ``A`` columns of ``x [L, A]``: loops over a handful of actions beat reductions."""
+    return [x[:, a] for a in range(x.shape[-1])]
+
+
 def choose_actions(scores, epsilon, u):
     r"""ε-greedy on ``scores``, ties between the best actions broken uniformly at random.
 
@@ -414,11 +420,15 @@ def choose_actions(scores, epsilon, u):
     Returns:
         ``[L]`` actions.
     """
-    n_actions = scores.shape[-1]
-    best = scores == scores.max(axis=-1, keepdims=True)
-    pick = (u[:, TIE] * best.sum(axis=-1)).astype(np.int64)  # the pick-th of the tied best
-    greedy = (np.cumsum(best, axis=-1) > pick[:, None]).argmax(axis=-1)
-    random = (u[:, RANDOM_ACTION] * n_actions).astype(np.int64)
+    columns = _by_action(scores)
+    top = functools.reduce(np.maximum, columns)
+    is_best = [c == top for c in columns]
+    pick = (u[:, TIE] * sum(is_best)).astype(np.int64)  # take the pick-th tied best action
+    greedy, seen = np.zeros(len(top), dtype=np.int64), np.zeros(len(top), dtype=np.int64)
+    for a, best in enumerate(is_best):
+        greedy = np.where(best & (seen == pick), a, greedy)
+        seen = seen + best
+    random = (u[:, RANDOM_ACTION] * len(columns)).astype(np.int64)
     return np.where(u[:, EXPLORE] < epsilon, random, greedy)
 
 
@@ -428,8 +438,8 @@ def q_learning_step(q_sa, r, q_next, *, alpha, last_step):
     .. math:: Q_h(s, a) \leftarrow Q_h(s, a) + \alpha \big[ r + \max_{a'} Q_{h+1}(s', a')
         - Q_h(s, a) \big], \qquad Q_H \equiv 0
 
-    (Watkins, 1989; undiscounted, one table per step as the horizon is fixed.) The target and
-    the update are ``rlviz.td``'s.
+    (Watkins, 1989; undiscounted, with one table per step as the horizon is fixed.) The update
+    is ``rlviz.td.td_update``.
 
     Args:
         q_sa: ``[L]`` current ``Q_h(s, a)``.
@@ -441,7 +451,8 @@ def q_learning_step(q_sa, r, q_next, *, alpha, last_step):
     Returns:
         ``[L]`` new values of ``Q_h(s, a)``.
     """
-    target = td.q_learning_target(r, q_next, gamma=1.0, terminal=last_step)
+    best_next = functools.reduce(np.maximum, _by_action(q_next))
+    target = r + np.where(last_step, 0.0, best_next)
     return td.td_update(q_sa, target, alpha)
 
 
@@ -503,7 +514,7 @@ def posterior_sample(counts, reward_sum, rng):
     return prob, reward
 
 
-def plan_models(next_state, prob, reward, horizons):
+def plan_models(next_state, prob, reward, horizons, *, steps=None):
     """Plan every lane's model at once: one value iteration on their block-diagonal union.
 
     Args:
@@ -512,9 +523,10 @@ def plan_models(next_state, prob, reward, horizons):
         reward: ``[L, S, A]`` rewards.
         horizons: ``[L]`` episode lengths; a lane with a shorter episode uses the last steps of
             the longest plan (the same number of steps to go).
+        steps: Steps to return (at least the longest horizon; by default exactly that).
 
     Returns:
-        ``[L, H_max, S, A]`` bool, each lane's optimal actions at its step ``h`` (steps beyond
+        ``[L, steps, S, A]`` bool, each lane's optimal actions at its step ``h`` (steps beyond
         its horizon are False).
     """
     n_lanes, n_states, n_actions, n_out = prob.shape
@@ -532,7 +544,8 @@ def plan_models(next_state, prob, reward, horizons):
     longest = int(horizons.max())
     greedy = finite_horizon_plan(union, longest).greedy.reshape(
         longest, n_lanes, n_states, n_actions).swapaxes(0, 1)  # [L, H_max, S, A]
-    step = np.arange(longest)[None, :] + (longest - horizons)[:, None]  # row of lane's step h
+    steps = longest if steps is None else int(steps)
+    step = np.arange(steps)[None, :] + (longest - horizons)[:, None]  # row of lane's step h
     inside = step < longest
     out = np.take_along_axis(greedy, np.minimum(step, longest - 1)[..., None, None], axis=1)
     return out & inside[..., None, None]
@@ -580,26 +593,40 @@ def _check_settings(*, runs, episodes, epsilon, alpha, beta) -> None:
             raise InputError(f"{name} must be a number from {lo:g} to {hi:g}; got {value!r}.")
 
 
-def _union_env(problems: Sequence[Problem]) -> tuple[TabularMDP, np.ndarray]:
-    """All problems side by side as one model, and the index of each one's first position.
+@dataclass(frozen=True, eq=False)
+class _Outcomes:
+    """Every problem's outcome table, flattened by row ``(problem, s, a)``, to sample from.
 
-    Lanes on different problems then move with one ``TabularMDP.step`` call.
+    Positions beyond a problem's size loop on themselves; no lane ever reaches them.
     """
-    sizes = np.array([p.n_states for p in problems])
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    if len(problems) == 1:
-        return problems[0].mdp, offsets
-    start = np.zeros(sizes.sum())
-    start[0] = 1.0
-    env = TabularMDP(
-        next_state=np.concatenate([p.mdp.next_state + o
-                                   for p, o in zip(problems, offsets, strict=True)]),
-        prob=np.concatenate([p.mdp.prob for p in problems]),
-        reward=np.concatenate([p.mdp.reward for p in problems]),
-        terminal=np.zeros(sizes.sum(), dtype=bool), start=start,
-        action_names=problems[0].mdp.action_names, name="problems",
-    )
-    return env, offsets
+
+    cumulative: np.ndarray  # [T * S_max * A, 3] cumulative outcome probabilities, last = 1
+    next_state: np.ndarray  # [T * S_max * A * 3] successor of each outcome
+    reward: np.ndarray  # [T * S_max * A * 3] reward of each outcome
+
+    @classmethod
+    def build(cls, problems: Sequence[Problem], s_max: int) -> _Outcomes:
+        n_actions = problems[0].mdp.n_actions
+        shape = (len(problems), s_max, n_actions, N_SLOTS)
+        cum = np.ones(shape)
+        nxt = np.broadcast_to(np.arange(s_max)[None, :, None, None], shape).copy()
+        rew = np.zeros(shape)
+        for t, p in enumerate(problems):
+            cum[t, : p.n_states] = p.mdp.cumulative_prob
+            nxt[t, : p.n_states] = p.mdp.next_state
+            rew[t, : p.n_states] = p.mdp.reward
+        return cls(cum.reshape(-1, N_SLOTS), nxt.reshape(-1), rew.reshape(-1))
+
+    def step(self, rows: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Successors and rewards of the rows ``(problem, s, a)`` for uniforms ``u``.
+
+        As ``TabularMDP.step``: outcome k is the number of cumulative probabilities <= u.
+        """
+        cum = self.cumulative[rows]
+        outcome = rows * N_SLOTS
+        for j in range(N_SLOTS - 1):
+            outcome = outcome + (cum[:, j] <= u)
+        return self.next_state[outcome], self.reward[outcome]
 
 
 def _padded_layout(problems: Sequence[Problem], s_max: int) -> np.ndarray:
@@ -668,8 +695,8 @@ def simulate(
     horizon_of = np.array([p.horizon for p in problems])
     h_max, s_max = int(horizon_of.max()), max(p.n_states for p in problems)
     n_actions = problems[0].mdp.n_actions
-    env, offsets = _union_env(problems)
     layout = _padded_layout(problems, s_max)
+    env = _Outcomes.build(problems, s_max)
 
     # Lanes, learner-major (lane = (kind * T + task) * R + run), then sorted longest first.
     shape = (n_kinds, n_tasks, runs)
@@ -680,9 +707,8 @@ def simulate(
     horizon = horizon_of[task]
     planner = np.isin(names, [*MODEL_BASED, "optimal"])
     eps = np.select([names == "epsilon_greedy", names == "random"], [epsilon, 1.0], 0.0)
-    offset = offsets[task]
-    far_state = np.array([p.far_state for p in problems])[task]
-    far_action = np.array([p.far_action for p in problems])[task]
+    env_row = task * (s_max * n_actions)  # row of (the lane's problem, s = 0, a = 0)
+    far_pair = np.array([p.far_state * n_actions + p.far_action for p in problems])[task]
     r_max = np.array([p.r_max for p in problems])[task]
 
     # What each lane acts on: Q_h(s, ·) for Q-learners, its plan's optimal set for planners.
@@ -728,38 +754,42 @@ def simulate(
             if p.any():
                 prob[p], reward[p] = posterior_sample(counts[who[p]], reward_sum[who[p]],
                                                       posterior_rng)
-            table[who, :h_max] = plan_models(layout[task[who]], prob, reward, horizon[who])
+            table[who, :h_max] = plan_models(layout[task[who]], prob, reward, horizon[who],
+                                             steps=h_max)
         state = np.zeros(lane.size, dtype=np.int64)
         ret = np.zeros(lane.size)
         hit = np.zeros(lane.size, dtype=bool)
         inside = (horizon[None, :] > np.arange(h_max)[:, None]).sum(axis=1)  # lanes at step h
         last = horizon[None, :] == np.arange(1, h_max + 1)[:, None]  # [H_max, n] h = H - 1
+        # Flat indices: row (lane, h, s) of the table, (lane, s, a) of the counts, ...
         ar = np.arange(lane.size)
-        pair = ar * (s_max * n_actions)  # flat index of (lane, s = 0, a = 0) in the counts
-        count_flat, reward_flat = counts.reshape(-1, N_SLOTS), reward_sum.reshape(-1)
+        table_row = ar * ((h_max + 1) * s_max)
+        pair_row = ar * (s_max * n_actions)
+        visit_row = ar * (h_max * s_max)
+        rows, cells = table.reshape(-1, n_actions), table.reshape(-1)
+        count_cells, reward_cells = counts.reshape(-1), reward_sum.reshape(-1)
+        visit_cells = visits.reshape(-1)
         any_q, any_planner = (~planner).any(), planner.any()
         for h in range(h_max):
             n = int(inside[h])
-            at, s, u = ar[:n], state[:n], u_lane[:n, h]
-            a = choose_actions(table[at, h, s], eps[:n], u)
-            if n_tasks == 1:
-                s2, r = env.step(s, a, u[:, TRANSITION])
-            else:
-                s2, r = env.step(offset[:n] + s, a, u[:, TRANSITION])
-                s2 -= offset[:n]
+            s, u = state[:n], u_lane[:n, h]
+            here = table_row[:n] + h * s_max + s
+            a = choose_actions(rows[here], eps[:n], u)
+            sa = s * n_actions + a
+            s2, r = env.step(env_row[:n] + sa, u[:, TRANSITION])
             if any_q:
-                old = table[at, h, s, a]
-                new = q_learning_step(old, r, table[at, h + 1, s2], alpha=alpha,
+                old = cells[here * n_actions + a]
+                new = q_learning_step(old, r, rows[here + s_max + (s2 - s)], alpha=alpha,
                                       last_step=last[h, :n])
-                table[at, h, s, a] = np.where(planner[:n], old, new) if any_planner else new
+                cells[here * n_actions + a] = np.where(planner[:n], old, new) if any_planner \
+                    else new
             if any_planner:
-                sa = pair[:n] + s * n_actions + a
-                count_flat[sa, s2 - s + STAY] += 1
-                reward_flat[sa] += r
+                count_cells[(pair_row[:n] + sa) * N_SLOTS + (s2 - s + STAY)] += 1
+                reward_cells[pair_row[:n] + sa] += r
             if record_visits:
-                visits[at, h, s] += 1
+                visit_cells[visit_row[:n] + h * s_max + s] += 1
             ret[:n] += r
-            hit[:n] |= (s == far_state[:n]) & (a == far_action[:n])
+            hit[:n] |= sa == far_pair[:n]
             state[:n] = s2
         returns[lane, e] = ret
         played[lane] += 1
@@ -767,10 +797,10 @@ def simulate(
         if until_reached and (stop := first[lane] > 0).any():
             visits_out[lane[stop]] = visits[stop]
             keep = ~stop
-            lane, kind, task, run, names, horizon, planner, eps, offset = (
-                x[keep] for x in (lane, kind, task, run, names, horizon, planner, eps, offset))
-            far_state, far_action, r_max, sampling, bonus = (
-                x[keep] for x in (far_state, far_action, r_max, sampling, bonus))
+            lane, kind, task, run, names, horizon, planner, eps, env_row = (
+                x[keep] for x in (lane, kind, task, run, names, horizon, planner, eps, env_row))
+            far_pair, r_max, sampling, bonus = (
+                x[keep] for x in (far_pair, r_max, sampling, bonus))
             table, counts, reward_sum, visits = (
                 x[keep] for x in (table, counts, reward_sum, visits))
     visits_out[lane] = visits

@@ -209,6 +209,10 @@ def test_plan_models_equals_planning_each_model_alone():
         plan = ex.finite_horizon_plan(alone, p.horizon).greedy
         np.testing.assert_array_equal(together[i, : p.horizon], plan)
         assert not together[i, p.horizon :].any()
+    # Asked for more steps than the longest horizon (the engine's table after long lanes stop).
+    padded = ex.plan_models(layout[:2], prob[:2], reward[:2], horizons[:2], steps=20)
+    np.testing.assert_array_equal(padded[:, :6], together[:2, :6])
+    assert padded.shape == (2, 20, s_max, 2) and not padded[:, 6:].any()
 
 
 def test_whiteboard_backward_induction_equals_rlviz_on_random_models():

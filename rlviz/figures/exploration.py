@@ -90,7 +90,7 @@ def regret_figure(study: ex.Study, *, height: int = 430) -> go.Figure:
 def _decade_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     """Tick values at powers of ten spanning [low, high], written out in full."""
     lo = int(np.floor(np.log10(max(low, 1.0))))
-    hi = int(np.ceil(np.log10(max(high, 10.0))))
+    hi = int(np.floor(np.log10(max(high, 10.0))))
     vals = [10.0**k for k in range(lo, hi + 1)]
     return vals, [f"{v:,.0f}" for v in vals]
 
