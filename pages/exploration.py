@@ -14,13 +14,17 @@ INTRO = (
     "Four learners meet a chain whose real reward sits at the far end, with the same dice in "
     "every run: ε-greedy dithers one step at a time, optimism and a count bonus plan toward "
     "what they have not tried, posterior sampling commits to one plausible world per episode. "
-    "On the deep sea the dithering learner needs about 2^N episodes to find the treasure; the "
+    "On the deep sea the dithering learner needs about 2ᴺ episodes to find the treasure; the "
     "others need a number that grows like a polynomial in N."
 )
-PROBLEMS = {"riverswim": "RiverSwim (6 states, H = 20)", "deep_sea": "Deep sea (size N)"}
+PROBLEMS = {"riverswim": "RiverSwim", "deep_sea": "Deep sea"}
 SWEEP_SIZES = (8, 10, 12, 16)
 WALKER_EPISODES = 40_000
 OSBAND_2013 = "Osband, Russo & Van Roy (2013), Thm 1: Õ(HS√(AT))"
+
+
+def superscript(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
 @ui.cached(max_entries=24, show_spinner="Training the learners…")
@@ -62,7 +66,7 @@ def known_answers(args, sweep_args) -> list[ui.Check]:
     p_exact = ex.first_reach_probability(problem)
     p_mc = ex.random_walk_episodes(problem, WALKER_EPISODES, seed=res.seed)
     se = math.sqrt(p_exact * (1 - p_exact) / WALKER_EPISODES)
-    closed = f"2^(−{problem.size})" if problem.key == "deep_sea" else "exact recursion"
+    closed = f"2⁻{superscript(problem.size)}" if problem.key == "deep_sea" else "exact recursion"
     checks.append(ui.Check(
         f"Random walker: chance per episode of the far reward ({closed}) vs "
         f"{WALKER_EPISODES:,} simulated episodes", value=p_mc, reference=p_exact, tol=4 * se,
@@ -77,7 +81,7 @@ def known_answers(args, sweep_args) -> list[ui.Check]:
         checks.append(ui.Check(
             f"ε = 1 learner, deep sea N = {sw.sizes[t]}: mean episodes to the first treasure "
             f"({sw.runs} runs)", value=float(walk.mean()), reference=expected,
-            tol=3 * spread, fmt=".1f", source=f"closed form 2^N = {expected:,.0f}",
+            tol=3 * spread, fmt=".1f", source=f"closed form 2ᴺ = {expected:,.0f}",
         ))
     if problem.key == "riverswim" and "psrl" in res.kinds:
         mean = res.regret_band()[0][res.index("psrl")]
@@ -170,10 +174,10 @@ with ui.page("exploration", intro=INTRO) as page:
     )
 
     page.section("Where each learner has been")
-    cols = st.columns(2)
-    for i, kind in enumerate(res.kinds):
-        with cols[i % 2]:
-            ui.chart(visit_figs[kind], key=f"exploration.visits.{kind}")
+    for pair in range(0, len(res.kinds), 2):  # row by row, so a phone keeps the order
+        for col, kind in zip(st.columns(2), res.kinds[pair : pair + 2], strict=False):
+            with col:
+                ui.chart(visit_figs[kind], key=f"exploration.visits.{kind}")
     st.caption("Share of all episodes that passed through each (step, position), over every run. "
                + ("On the deep sea this is the grid itself: one row per step, the treasure at "
                   "the bottom right." if problem.key == "deep_sea" else
@@ -184,9 +188,10 @@ with ui.page("exploration", intro=INTRO) as page:
     sweep_fig = sweep_chart(sweep_args)
     ui.chart(sweep_fig, key="exploration.sweep")
     st.caption(
-        f"{p.sweep_runs} runs per size; each stops at its first treasure or after {p.cap:,} "
-        "episodes. Filled: mean with its 95% interval. Open triangle: some runs did not find it "
-        f"within {p.cap:,} episodes, so the mean is at least this. Cross: not reached within "
+        f"Log scale; N is the episode length and the depth. {p.sweep_runs} runs per size; each "
+        f"stops at its first treasure or after {p.cap:,} episodes (dotted line). Filled: mean "
+        "with its 95% interval. Open triangle: some runs did not find it within "
+        f"{p.cap:,} episodes, so the mean is at least this. Cross: not reached within "
         f"{p.cap:,} episodes in any run. Grey: ε-greedy with ε = 1."
     )
 
@@ -201,14 +206,14 @@ with ui.page("exploration", intro=INTRO) as page:
         "keeps exploring for long. The count bonus and posterior sampling plan with a model: "
         "they head for what they have not tried, then stop exploring where they are sure.  \n"
         "**The sweep** is on a log scale: a straight line there is exponential growth. The "
-        "dashed 2^N is exact for a random walker: the treasure needs N rights in a row, chance "
-        "2^(−N) per episode."
+        "dashed 2ᴺ is exact for a random walker: the treasure needs N rights in a row, chance "
+        "2⁻ᴺ per episode."
     )
     page.try_this([
         "Predict where ε-greedy's points land in the N sweep at ε = 1, then set ε to 1.",
         "Set β = 0 (no bonus: plan in the empirical model). Predict the bonus learner's regret, "
         "then move β back up.",
-        "Choose the deep sea and raise N from 6 to 16. Which learner's map stops reaching the "
+        "Choose the deep sea and raise N from 4 to 12. Which learner's map stops reaching the "
         "bottom right first?",
     ])
 

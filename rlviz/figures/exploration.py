@@ -62,7 +62,7 @@ def regret_figure(study: ex.Study, *, height: int = 430) -> go.Figure:
     fig = figure(
         height=height, hovermode="x unified",
         xaxis=dict(title="episode", range=[0, study.episodes + 1]),
-        yaxis=dict(title="cumulative regret", rangemode="tozero"),
+        yaxis=dict(title="cumulative regret", rangemode="tozero", automargin=True),
         margin=dict(l=64, r=24, t=40, b=50),
     )
     lure = study.optimal_value - study.lure_value
@@ -110,7 +110,7 @@ def first_reach_figure(sweep: ex.Sweep, *, height: int = 460) -> go.Figure:
     cap = sweep.cap
     fig = figure(
         height=height, hovermode="closest",
-        xaxis=dict(title="deep-sea size N (episode length and depth)", tickvals=list(sizes),
+        xaxis=dict(title="deep-sea size N", tickvals=list(sizes),
                    range=[sizes.min() - 0.6, sizes.max() + 0.6]),
         margin=dict(l=70, r=24, t=40, b=54),
     )
@@ -120,10 +120,12 @@ def first_reach_figure(sweep: ex.Sweep, *, height: int = 460) -> go.Figure:
         line=dict(color=INK, dash="dash", width=1.4), hoverinfo="skip",
     ))
     fig.add_trace(go.Scatter(
-        x=[sizes.min() - 0.6, sizes.max() + 0.6], y=[cap, cap], mode="lines",
-        name=f"give up after {cap:,} episodes", line=dict(color=MUTED, dash="dot", width=1.2),
-        hoverinfo="skip",
+        x=[sizes.min() - 0.6, sizes.max() + 0.6], y=[cap, cap], mode="lines", showlegend=False,
+        line=dict(color=MUTED, dash="dot", width=1.2), hoverinfo="skip",
     ))
+    fig.add_annotation(x=sizes.min() - 0.6, y=np.log10(cap), xanchor="left", yanchor="bottom",
+                       text=f"give up after {cap:,} episodes", showarrow=False,
+                       font=dict(size=11, color=MUTED))
     nudge = np.linspace(-0.18, 0.18, len(sweep.kinds)) if len(sweep.kinds) > 1 else [0.0]
     for k, kind in enumerate(sweep.kinds):
         c = learner_color(kind)
@@ -163,8 +165,9 @@ def first_reach_figure(sweep: ex.Sweep, *, height: int = 460) -> go.Figure:
     values = np.concatenate([mean[np.isfinite(mean)], low[np.isfinite(low)], [cap, 1.0]])
     top = max(float(values.max()) * 2.5, cap * 2.5)
     ticks, text = _decade_ticks(1.0, top)
-    fig.update_yaxes(title="episodes until the first treasure (log scale)", type="log",
-                     range=[np.log10(0.8), np.log10(top)], tickvals=ticks, ticktext=text)
+    fig.update_yaxes(title="episodes to the first treasure", type="log",
+                     range=[np.log10(0.8), np.log10(top)], tickvals=ticks, ticktext=text,
+                     automargin=True)
     return fig
 
 
@@ -184,7 +187,7 @@ def visits_figure(study: ex.Study, kind: str, *, height: int = 330) -> go.Figure
         xaxis=dict(title="column" if deep else "position", showgrid=False,
                    dtick=1 if n_states <= 12 else None, constrain="domain"),
         yaxis=dict(title="depth (step)" if deep else "step of the episode", autorange="reversed",
-                   showgrid=False, dtick=1 if horizon <= 12 else 5),
+                   showgrid=False, dtick=1 if horizon <= 12 else 5, automargin=True),
     )
     fig.add_trace(go.Heatmap(
         z=share, x=np.arange(n_states), y=np.arange(horizon), zmin=0, zmax=100,
