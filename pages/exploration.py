@@ -245,7 +245,7 @@ with ui.page("exploration", intro=INTRO) as page:
         ("Bands: the t-interval of the mean over R runs",
          r"\bar x \pm t_{0.975,\,R-1}\, s / \sqrt{R}"),
     ])
-    page.source(ex.choose_actions, ex.q_learning_step, td.q_learning_target, ex.bonus_model,
+    page.source(ex.choose_actions, ex.q_learning_step, td.td_update, ex.bonus_model,
                 ex.posterior_sample, ex.plan_models, ex.finite_horizon_plan, ex.simulate,
                 ex.first_reach_probability)
     page.export(
