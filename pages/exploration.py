@@ -221,27 +221,28 @@ with ui.page("exploration", intro=INTRO) as page:
 
     page.equations([
         ("Regret after K episodes, and its paired estimate on the same dice (G*: the optimal "
-         "policy's return)", r"\mathrm{Regret}(K) = \sum_{k=1}^{K} \big(V^*(s_0) - "
-         r"V^{\pi_k}(s_0)\big), \qquad \widehat{\mathrm{Regret}}(K) = \sum_{k=1}^{K} "
-         r"\big(G^*_k - G_k\big)"),
-        ("Backward induction: value iteration from V₀ = 0, one sweep per step to go",
-         r"V_k(s) = \max_a \Big[r(s, a) + \sum_{s'} P(s' \mid s, a)\, V_{k-1}(s')\Big], \qquad "
-         r"\pi_h(s) \in \arg\max_a \Big[r(s, a) + \sum_{s'} P(s' \mid s, a)\, V_{H-h-1}(s')"
-         r"\Big]"),
-        ("Finite-horizon Q-learning (ε-greedy from Q = 0; optimistic: greedy from the upper "
-         "bound)", r"Q_h(s, a) \leftarrow Q_h(s, a) + \alpha\big[r + \max_{a'} Q_{h+1}(s', a') "
-         r"- Q_h(s, a)\big], \qquad Q_H \equiv 0, \qquad Q^{\text{opt}}_h \leftarrow "
-         r"(H - h)\, r_{\max}"),
+         "policy's return)", r"\begin{aligned} \mathrm{Regret}(K) &= \textstyle\sum_{k=1}^{K} "
+         r"\big(V^*(s_0) - V^{\pi_k}(s_0)\big) \\ \widehat{\mathrm{Regret}}(K) &= "
+         r"\textstyle\sum_{k=1}^{K} \big(G^*_k - G_k\big) \end{aligned}"),
+        ("Backward induction: value iteration from V₀ = 0, one sweep per step to go; step h acts "
+         "on the value with H − h − 1 steps left",
+         r"\begin{aligned} V_k(s) &= \max_a \Big[r(s, a) + \textstyle\sum_{s'} P(s' \mid s, a)"
+         r"\, V_{k-1}(s')\Big] \\ \pi_h(s) &\in \arg\max_a \Big[r(s, a) + "
+         r"\textstyle\sum_{s'} P(s' \mid s, a)\, V_{H-h-1}(s')\Big] \end{aligned}"),
+        ("Finite-horizon Q-learning; nothing follows the last step (ε-greedy starts from Q = 0; "
+         "the optimistic learner is greedy from the upper bound)",
+         r"\begin{aligned} Q_h(s, a) &\leftarrow Q_h(s, a) + \alpha\big[r + \max_{a'} "
+         r"Q_{h+1}(s', a') - Q_h(s, a)\big] \\ Q^{\text{opt}}_h(s, a) &\leftarrow "
+         r"(H - h)\, r_{\max} \ \text{at the start} \end{aligned}"),
         ("Count bonus (MBIE-EB): plan in the empirical model with an optimistic reward",
          r"\tilde r(s, a) = \hat r(s, a) + \frac{\beta}{\sqrt{N(s, a)}}, \qquad \tilde P = "
          r"\hat P = \frac{N(s, a, \cdot)}{N(s, a)}"),
         ("Posterior sampling: one model per episode, followed for the whole episode (σ = 1/2)",
-         r"\tilde P(\cdot \mid s, a) \sim \mathrm{Dir}\big(1 + N(s, a, \cdot)\big), \qquad "
-         r"\tilde r(s, a) \sim \mathcal N\Big(\frac{\sum r / \sigma^2}{1 + N / \sigma^2}, "
-         r"\frac{1}{1 + N / \sigma^2}\Big)"),
+         r"\begin{aligned} \tilde P(\cdot \mid s, a) &\sim \mathrm{Dir}\big(1 + N(s, a, \cdot)"
+         r"\big) \\ \tilde r(s, a) &\sim \mathcal N\Big(\frac{\sum r / \sigma^2}{1 + N / "
+         r"\sigma^2}, \frac{1}{1 + N / \sigma^2}\Big) \end{aligned}"),
         ("The random walker on the deep sea: N rights in a row, then a geometric first success",
-         r"p = 2^{-N}, \qquad \mathbb E[\text{episodes to the first treasure}] = \frac{1}{p} = "
-         r"2^{N}"),
+         r"p = 2^{-N}, \qquad \mathbb E[\text{episodes}] = \frac{1}{p} = 2^{N}"),
         ("Bands: the t-interval of the mean over R runs",
          r"\bar x \pm t_{0.975,\,R-1}\, s / \sqrt{R}"),
     ])
