@@ -42,16 +42,16 @@ def sweep_defaults():
     return ex.sweep_first_reach(_sizes(12), SWEEP_KINDS, runs=10, cap=200, **SETTINGS)
 
 
-@case("N sweep at its largest: N = 2..20, 20 runs, cap 500", group="exploration", budget=2.0,
+@case("N sweep at its largest: N = 2..16, 10 runs, cap 300", group="exploration", budget=2.0,
       repeat=3, note="a spinner in the sweep's section")
 def sweep_worst():
-    return ex.sweep_first_reach(_sizes(20), SWEEP_KINDS, runs=20, cap=500, **SETTINGS)
+    return ex.sweep_first_reach(_sizes(16), SWEEP_KINDS, runs=10, cap=300, **SETTINGS)
 
 
-@case("worst view: deep sea N = 20, 30 runs x 300 episodes + the largest sweep",
+@case("worst view: deep sea N = 12, 20 runs x 200 episodes + the largest sweep",
       group="exploration", budget=2.0, repeat=3, note="spinners where each result is drawn")
 def worst_view():
-    return _view(ex.deep_sea(20), 30, 300, 20, 500, 20)
+    return _view(ex.deep_sea(12), 20, 200, 16, 300, 10)
 
 
 def _loop():

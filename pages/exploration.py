@@ -130,9 +130,6 @@ with ui.page("exploration", intro=INTRO) as page:
                   labels=PROBLEMS, widget="segmented"),
     ])
     p = page.controls([
-        ui.IntSlider(name="n", label="Deep-sea size N", min=4, max=12, value=10,
-                     disabled=top.problem != "deep_sea", scales_work=True,
-                     help="Columns and steps of the deep sea (used when the deep sea is chosen)"),
         ui.MultiChoice(name="learners", label="Learners", options=ex.LEARNERS,
                        value=list(ex.LEARNERS), labels=ex.LABELS),
         ui.FloatSlider(name="epsilon", label="ε of ε-greedy", min=0.0, max=1.0, value=0.1,
@@ -142,9 +139,12 @@ with ui.page("exploration", intro=INTRO) as page:
         ui.FloatSlider(name="beta", label="Bonus scale β (reward + β/√N)", min=0.0, max=3.0,
                        value=0.5, step=0.1, help="β = 0 plans in the empirical model "
                        "(untried moves still count as the best reward)"),
+        ui.IntSlider(name="n", label="Deep-sea size N", min=4, max=12, value=10,
+                     disabled=top.problem != "deep_sea", scales_work=True,
+                     help="Columns and steps of the deep sea (used when the deep sea is chosen)"),
         ui.SelectSlider(name="episodes", label="Episodes per run", options=[50, 100, 200],
                         value=100, scales_work=True),
-        ui.IntSlider(name="runs", label="Independent runs", min=2, max=30, value=20,
+        ui.IntSlider(name="runs", label="Independent runs", min=2, max=20, value=20,
                      scales_work=True),
         ui.Section("N sweep (deep sea)", expanded=False, controls=[
             ui.SelectSlider(name="sweep_n", label="Largest N", options=list(SWEEP_SIZES),
