@@ -2,7 +2,7 @@
 
 The default view is everything the page computes and draws at its defaults: the four learners
 on RiverSwim (20 runs x 100 episodes, planners re-planning every episode), the deep-sea sweep up
-to N = 12 (10 runs per size, cap 200), the random-walker check and the figures.
+to N = 12 (10 runs per size, cap 150), the random-walker check and the figures.
 """
 
 from benchmarks import case, page_rerun
@@ -22,7 +22,7 @@ def _view(problem, runs, episodes, largest, cap, sweep_runs):
     res = ex.run_study(problem, ex.LEARNERS, runs=runs, episodes=episodes, **SETTINGS)
     sweep = ex.sweep_first_reach(_sizes(largest), SWEEP_KINDS, runs=sweep_runs, cap=cap,
                                  **SETTINGS)
-    ex.random_walk_episodes(problem, 100_000, seed=0)
+    ex.random_walk_episodes(problem, 40_000, seed=0)
     figs.regret_figure(res)
     for kind in res.kinds:
         figs.visits_figure(res, kind)
@@ -33,13 +33,13 @@ def _view(problem, runs, episodes, largest, cap, sweep_runs):
 @case("default view: RiverSwim 4 x 20 x 100 + sweep N <= 12 + figures", group="exploration",
       budget=1.5, repeat=3)
 def default_view():
-    return _view(ex.riverswim(), 20, 100, 12, 200, 10)
+    return _view(ex.riverswim(), 20, 100, 12, 150, 10)
 
 
-@case("N sweep at defaults: N = 2..12, 5 learners x 10 runs, cap 200", group="exploration",
+@case("N sweep at defaults: N = 2..12, 5 learners x 10 runs, cap 150", group="exploration",
       budget=2.0, repeat=3)
 def sweep_defaults():
-    return ex.sweep_first_reach(_sizes(12), SWEEP_KINDS, runs=10, cap=200, **SETTINGS)
+    return ex.sweep_first_reach(_sizes(12), SWEEP_KINDS, runs=10, cap=150, **SETTINGS)
 
 
 @case("N sweep at its largest: N = 2..16, 10 runs, cap 300", group="exploration", budget=2.0,

@@ -149,8 +149,8 @@ with ui.page("exploration", intro=INTRO) as page:
         ui.Section("N sweep (deep sea)", expanded=False, controls=[
             ui.SelectSlider(name="sweep_n", label="Largest N", options=list(SWEEP_SIZES),
                             value=12, scales_work=True),
-            ui.SelectSlider(name="cap", label="Give up after (episodes)", options=[100, 200, 300],
-                            value=200, scales_work=True),
+            ui.SelectSlider(name="cap", label="Give up after (episodes)", options=[100, 150, 300],
+                            value=150, scales_work=True),
             ui.IntSlider(name="sweep_runs", label="Runs per size", min=2, max=10, value=10,
                          scales_work=True),
         ]),

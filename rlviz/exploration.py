@@ -253,7 +253,7 @@ class Plan:
 
     values: np.ndarray  # [H+1, S] V_k with k steps to go
     greedy: np.ndarray  # [H, S, A] bool, optimal actions at step h
-    q: np.ndarray  # [H, S, A] Q_h(s, a) at step h
+    q: np.ndarray | None  # [H, S, A] Q_h(s, a) at step h (None if not asked for)
 
     @property
     def horizon(self) -> int:
@@ -266,7 +266,7 @@ class Plan:
         return self.values[-1]
 
 
-def finite_horizon_plan(mdp: TabularMDP, horizon: int) -> Plan:
+def finite_horizon_plan(mdp: TabularMDP, horizon: int, *, with_q: bool = True) -> Plan:
     r"""Backward induction over ``horizon`` steps, as ``horizon`` sweeps of value iteration.
 
     .. math:: V_0 = 0, \qquad V_k(s) = \max_a \Big[ r(s, a) + \sum_{s'} p(s' \mid s, a)\,
@@ -280,6 +280,7 @@ def finite_horizon_plan(mdp: TabularMDP, horizon: int) -> Plan:
     Args:
         mdp: The model (no terminal states needed: the horizon ends the episode).
         horizon: Steps per episode ``H >= 1``.
+        with_q: Also return the optimal action values (planners only need the actions).
 
     Returns:
         The plan: values with ``k`` steps to go, optimal actions and values at each step.
@@ -290,10 +291,11 @@ def finite_horizon_plan(mdp: TabularMDP, horizon: int) -> Plan:
         pad = horizon + 1 - len(values)
         values = np.concatenate([values, np.repeat(values[-1:], pad, axis=0)])
         greedy = np.concatenate([greedy, np.repeat(greedy[-1:], pad, axis=0)])
-    to_go = values[:horizon]  # V_0 .. V_{H-1}
-    q = mdp.R[None] + (mdp.prob[None] * to_go[:, mdp.next_state]).sum(axis=-1)
-    return Plan(values=values[: horizon + 1], greedy=greedy[:horizon][::-1].copy(),
-                q=q[::-1].copy())
+    q = None
+    if with_q:
+        to_go = values[:horizon]  # V_0 .. V_{H-1}
+        q = (mdp.R[None] + (mdp.prob[None] * to_go[:, mdp.next_state]).sum(axis=-1))[::-1]
+    return Plan(values=values[: horizon + 1], greedy=greedy[:horizon][::-1], q=q)
 
 
 def time_expanded(problem: Problem) -> TabularMDP:
@@ -542,9 +544,11 @@ def plan_models(next_state, prob, reward, horizons, *, steps=None):
     )
     horizons = np.asarray(horizons)
     longest = int(horizons.max())
-    greedy = finite_horizon_plan(union, longest).greedy.reshape(
+    greedy = finite_horizon_plan(union, longest, with_q=False).greedy.reshape(
         longest, n_lanes, n_states, n_actions).swapaxes(0, 1)  # [L, H_max, S, A]
     steps = longest if steps is None else int(steps)
+    if steps == longest and (horizons == longest).all():
+        return greedy
     step = np.arange(steps)[None, :] + (longest - horizons)[:, None]  # row of lane's step h
     inside = step < longest
     out = np.take_along_axis(greedy, np.minimum(step, longest - 1)[..., None, None], axis=1)
