@@ -144,7 +144,7 @@ with ui.page("max_bias", intro=INTRO) as page:
                 "coin says Q₁).")
     pick = page.controls([
         ui.IntSlider(name="episode", label="Episode of run 1", min=1, max=p.episodes,
-                     value=min(20, p.episodes)),
+                     value=min(10, p.episodes)),
     ], container=st.container())
     worked = mb.worked_targets(result, pick.episode)
     wshown = worked_figures(settings, pick.episode)

@@ -176,7 +176,7 @@ def epsilon_greedy(q, explore_u, pick_u, epsilon):
 
 
 def episode(q_a, q_b, u, z, *, algorithm, epsilon, alpha, gamma, mean, sigma):
-    r"""One episode from A, in every run at once: returns the updated tables and what happened.
+    r"""One episode from A, in every run at once: the tables learn, and who went left is returned.
 
     In A choose ε-greedily (Double Q acts on :math:`Q_1 + Q_2`). Right ends the episode with
     reward 0: its target is 0. Left gives reward 0 and moves to B, and the three methods differ
@@ -205,8 +205,8 @@ def episode(q_a, q_b, u, z, *, algorithm, epsilon, alpha, gamma, mean, sigma):
         sigma: Standard deviation of B's reward.
 
     Returns:
-        ``(q_a, q_b, left)``: new tables (the inputs are not changed) and ``[R]`` whether each
-        run went left.
+        ``[R]`` whether each run went left. The tables are updated in place, as the book's
+        :math:`Q(S, A) \leftarrow \dots` (they belong to ``run``, which hands them over).
     """
     double = algorithm == "double_q"
     a = epsilon_greedy(q_a.sum(axis=0), u[A_EXPLORE], u[A_PICK], epsilon)
@@ -222,15 +222,15 @@ def episode(q_a, q_b, u, z, *, algorithm, epsilon, alpha, gamma, mean, sigma):
         # actions is added in the same order as a single run's)
         target = expected_sarsa_target(0.0, np.ascontiguousarray(qb[0]), gamma=gamma,
                                        epsilon=epsilon)
-    elif double:  # heads: Q1 picks b*, Q2 values it; tails: the other way round
-        target = np.where(heads, double_q_target(0.0, qb[0], qb[1], gamma=gamma),
-                          double_q_target(0.0, qb[1], qb[0], gamma=gamma))
+    elif double:  # heads: Q1 picks b* and Q2 values it; tails: the other way round
+        picks = np.where(heads[:, None], qb[0], qb[1])
+        values = np.where(heads[:, None], qb[1], qb[0])
+        target = double_q_target(0.0, picks, values, gamma=gamma)
     else:
         raise ValueError(f"unknown algorithm {algorithm!r}")
 
-    q_a, q_b = _copy(q_a), _copy(q_b)
     t_right = (u[COIN_A, right] >= 0.5).astype(np.int64) if double else 0
-    t_left = (~heads).astype(np.int64) if double else 0
+    t_left = (~heads).astype(np.int64) if double else 0  # Double Q: which table learns
     q_a[t_right, right, RIGHT] = td_update(q_a[t_right, right, RIGHT], 0.0, alpha)  # r = 0, ends
     q_a[t_left, went, LEFT] = td_update(q_a[t_left, went, LEFT], target, alpha)
 
@@ -239,17 +239,12 @@ def episode(q_a, q_b, u, z, *, algorithm, epsilon, alpha, gamma, mean, sigma):
     r = mean + sigma * z[went]
     t_b = (u[COIN_B, went] >= 0.5).astype(np.int64) if double else 0
     q_b[t_b, went, b] = td_update(q_b[t_b, went, b], r, alpha)
-    return q_a, q_b, left
+    return left
 
 
 def _take_runs(q, runs):
     """``q[:, runs]``, kept in the same memory order (actions outermost, runs contiguous)."""
     return np.take(q.transpose(0, 2, 1), runs, axis=2).transpose(0, 2, 1)
-
-
-def _copy(q):
-    """A copy of a table in the same memory order (actions outermost, runs contiguous)."""
-    return np.copy(q, order="K")
 
 
 # --------------------------------------------------------------------------- validation
@@ -282,17 +277,27 @@ def _check_methods(algorithms) -> tuple[str, ...]:
 
 
 # --------------------------------------------------------------------------- dice
-def _dice(seed: int, runs: int, block: int) -> tuple[np.ndarray, np.ndarray]:
+def _dice(seed: int, runs: int, block: int, columns=range(N_UNIFORMS)):
     """Block ``block`` of every run's dice: uniforms ``[BLOCK, 6, R]`` and normals ``[BLOCK, R]``.
 
-    Each stream is filled run by run (``[R, BLOCK, ...]`` in C order), so the first runs' numbers
-    do not depend on how many runs there are; then turned episode-major for the lockstep.
+    Each column (purpose) of each block has its own generator, filled run by run
+    (``[R, BLOCK]`` in C order), so the first runs' numbers do not depend on how many runs there
+    are, and a method draws only the columns it uses (the others are NaN). The numbers are then
+    laid out episode-major for the lockstep.
     """
-    uniform = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block, 0)))
-    normal = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block, 1)))
-    u = uniform.random((runs, BLOCK, N_UNIFORMS))
-    z = normal.standard_normal((runs, BLOCK))
-    return np.ascontiguousarray(u.transpose(1, 2, 0)), np.ascontiguousarray(z.T)
+    u = np.full((BLOCK, N_UNIFORMS, runs), np.nan)
+    for c in columns:
+        gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block, c)))
+        u[:, c] = gen.random((runs, BLOCK)).T
+    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block, N_UNIFORMS)))
+    return u, np.ascontiguousarray(gen.standard_normal((runs, BLOCK)).T)
+
+
+def _columns(algorithms) -> tuple[int, ...]:
+    """The dice columns these methods use: the table coins only for Double Q."""
+    if "double_q" in algorithms:
+        return tuple(range(N_UNIFORMS))
+    return (A_EXPLORE, A_PICK, B_EXPLORE, B_PICK)
 
 
 # --------------------------------------------------------------------------- results
@@ -417,13 +422,14 @@ def run(
     stats = {a: np.zeros((5, episodes)) for a in algorithms}  # counts, sums, sums of squares
     kept = {a: (np.zeros((keep, episodes + 1, t, 2)), np.zeros((keep, episodes + 1, t, m)),
                 np.zeros((keep, episodes), dtype=bool)) for a, t in tables.items()}
+    columns = _columns(algorithms)
     for block in range((episodes + BLOCK - 1) // BLOCK):
-        u, z = _dice(seed, runs, block)
+        u, z = _dice(seed, runs, block, columns)
         for i in range(min(BLOCK, episodes - block * BLOCK)):
             e = block * BLOCK + i
             for algo in algorithms:
-                q_a, q_b, left = episode(*q[algo], u[i], z[i], algorithm=algo, **settings)
-                q[algo] = q_a, q_b
+                q_a, q_b = q[algo]
+                left = episode(q_a, q_b, u[i], z[i], algorithm=algo, **settings)
                 _book(stats[algo], e, q_a, left)
                 if keep:
                     kq_a, kq_b, k_left = kept[algo]
@@ -481,7 +487,8 @@ def run_loop(
     out_a = np.zeros((runs, episodes + 1, n_tables, 2))
     out_b = np.zeros((runs, episodes + 1, n_tables, m))
     out_left = np.zeros((runs, episodes), dtype=bool)
-    dice = [_dice(seed, runs, k) for k in range((episodes + BLOCK - 1) // BLOCK)]
+    dice = [_dice(seed, runs, k, _columns([algorithm]))
+            for k in range((episodes + BLOCK - 1) // BLOCK)]
     for r in range(runs):
         q_a, q_b = np.zeros((n_tables, 2)), np.zeros((n_tables, m))  # Q(A, ·), Q(B, ·)
         for e in range(episodes):
@@ -890,7 +897,8 @@ def known_answers(result: Result, study: EstimatorStudy) -> list[Known]:
               expected_max_of_normals(10), 1.5387527308351729, 1e-9,
               f"{SOURCE} §2.3 (\"about 1.55\"); rlviz.bandits.book", fmt=".10f"),
         Known("E[max of 2 N(0, 1)] by integration = 1/√π", expected_max_of_normals(2),
-              1 / math.sqrt(math.pi), 1e-12, "E|X₁ − X₂| / 2, X₁ − X₂ ~ N(0, 2)", fmt=".10f"),
+              1 / math.sqrt(math.pi), 1e-12,
+              "max(a, b) = (a + b)/2 + half their distance, which averages 2/√π", fmt=".10f"),
         Known(f"Single estimator's bias ({s_label}): Monte Carlo vs (σ/√n)·E[max of m]"
               if study.gap == 0 else f"Single estimator's bias ({s_label}, gap {study.gap:g}): "
               "Monte Carlo vs integral", float(study.single_mc[i]), float(study.single_exact[i]),

@@ -54,7 +54,7 @@ def left_figure(methods: Mapping[str, mb.MethodResult], *, epsilon: float) -> go
     fig.add_hline(y=best, line=dict(color=INK, dash="dash", width=1.4),
                   annotation=dict(text=f"optimal under ε-greedy: ε/2 = {best:.3g}%",
                                   font=dict(color=INK, size=12)),
-                  annotation_position="top right")
+                  annotation_position="bottom right")
     fig.update_yaxes(range=[0, 100], ticksuffix="%", dtick=20)
     return fig
 
@@ -81,7 +81,7 @@ def values_figure(methods: Mapping[str, mb.MethodResult], *, true_left: float) -
                              line=dict(color=MUTED, width=1.6, dash="dot"), legendgroup="right",
                              hoverinfo="skip"))
     fig.add_hline(y=true_left, line=dict(color=INK, dash="dash", width=1.4),
-                  annotation=dict(text=f"true Q(A, left) = γμ = {true_left:.4g}",
+                  annotation=dict(text=f"true Q(A, left) = γμ = {_minus(f'{true_left:.4g}')}",
                                   font=dict(color=INK, size=12)),
                   annotation_position="bottom right")
     fig.update_layout(legend=dict(entrywidth=0, entrywidthmode="pixels"))
@@ -156,28 +156,49 @@ def left_caption(methods: Mapping[str, mb.MethodResult], *, epsilon: float) -> s
 
 
 def values_caption(methods: Mapping[str, mb.MethodResult], *, true_left: float) -> str:
+    """The highest mean Q(A, left) of each method, against its true value."""
     parts = []
     for name, res in methods.items():
         top = int(res.q_left.mean.argmax())
-        parts.append(f"{LABELS[name]} {res.q_left.mean[top]:+.3f} (episode {top + 1})")
+        parts.append(f"{LABELS[name]} {_n(res.q_left.mean[top], '+.3f')} (episode {top + 1})")
     return ("Highest mean Q(A, left): " + ", ".join(parts) + f"; its true value is "
-            f"{true_left:.3g}. Q(A, right) stays exactly 0: its target is always the reward 0.")
+            f"{_n(true_left, '.3g')}. Q(A, right) stays exactly 0: its target is always the "
+            "reward 0.")
 
 
 def study_caption(study: mb.EstimatorStudy) -> str:
+    """The closed form at the chosen m, worked out, against its Monte Carlo estimate."""
     i = study.actions.index(study.m)
     e = mb.expected_max_of_normals(study.m)
     s = study.sigma / np.sqrt(study.samples)
-    return (f"At m = {study.m}: E[max of {study.m} N(0, 1)] = {e:.4f}, so the single estimator "
-            f"is {s:.4f} × {e:.4f} = {study.single_exact[i]:.4f} too high on average"
-            + (" (all true values equal)" if study.gap == 0 else
-               f" (closed form with the gap; {study.single_exact[i]:.4f})")
-            + f"; Monte Carlo: {study.single_mc[i]:.4f} ± {study.single_half[i]:.4f} over "
-            f"{study.trials:,} trials. The double estimator: {study.double_mc[i]:.4f} ± "
-            f"{study.double_half[i]:.4f} (closed form {study.double_exact[i]:.4f}).")
+    if study.gap == 0:
+        single = (f"E[max of {study.m} N(0, 1)] = {e:.4f}, so the single estimator is "
+                  f"σ/√n × {e:.4f} = {s:.4f} × {e:.4f} ≈ {_n(study.single_exact[i], '.4f')} too "
+                  "high on average (all true values equal)")
+    else:
+        single = (f"with the best true value {study.gap:g} above the others the single "
+                  f"estimator is {_n(study.single_exact[i], '.4f')} too high on average "
+                  "(closed form by integration)")
+    return (f"At m = {study.m}: {single}; Monte Carlo: {_n(study.single_mc[i], '.4f')} ± "
+            f"{study.single_half[i]:.4f} over {study.trials:,} trials. The double estimator: "
+            f"{_n(study.double_mc[i], '.4f')} ± {study.double_half[i]:.4f} (closed form "
+            f"{_n(study.double_exact[i], '.4f')}).")
+
+
+def _n(x: float, fmt: str) -> str:
+    """A number for reading: formatted, with a typographic minus sign."""
+    text = format(float(x), fmt)
+    if text.startswith("-") and not text.strip("-0.+"):  # "-0.0000" is just zero
+        text = text[1:]
+    return _minus(text)
 
 
 # --------------------------------------------------------------------------- worked update
+def _minus(text: str) -> str:
+    """A typographic minus sign in numbers written for reading."""
+    return text.replace("-", "−")
+
+
 def _res(x: float) -> str:
     """A computed number, rounded to ``DECIMALS`` decimals (trailing zeros dropped)."""
     text = f"{x:.{DECIMALS}f}".rstrip("0").rstrip(".")
@@ -200,31 +221,28 @@ def worked_steps(w: mb.WorkedTargets) -> dict[str, str]:
     """The target of Q(A, left) worked by each method, as LaTeX: value of B, target, new value.
 
     Settings appear exactly as used; a computed number is shown to ``DECIMALS`` decimals, after
-    ``≈`` when that rounds it.
+    ``≈`` when that rounds it. Every line is short, so that a block fits a third of the page.
     """
     g, a = f"{w.gamma:g}", f"{w.alpha:g}"
-    rules = {
-        "q_learning": r"\max_b Q(B, b)",
-        "expected_sarsa": r"\textstyle\sum_b \pi(b \mid B)\, Q(B, b)",
-        "double_q": r"Q_2\big(B, \arg\max_b Q_1(B, b)\big)",
-    }
-    picks = {
-        "q_learning": lambda k: f"Q(B, b_{{{k + 1}}})",
-        "expected_sarsa": lambda k: "",
-        "double_q": lambda k: f"Q_2(B, b_{{{k + 1}}})",
-    }
     blocks = {}
     for name, value in w.value.items():
         y, q, new = w.target[name], w.q_left[name], w.new_q_left[name]
-        k = w.chosen[name]
-        pick = picks[name](k)
-        value_line = (rf"v_B &= {rules[name]} = {pick} {_eq(value)} \\" if pick
-                      else rf"v_B &= {rules[name]} {_eq(value)} \\")
-        q_name = "Q_1(A, \\text{left})" if name == "double_q" else "Q(A, \\text{left})"
+        b = rf"b_{{{w.chosen[name] + 1}}}"
+        if name == "q_learning":
+            head = rf"v_B &= \max_b Q(B, b) \\ &= Q(B, {b}) {_eq(value)} \\"
+        elif name == "double_q":
+            head = (rf"b^* &= \arg\max_b Q_1(B, b) = {b} \\"
+                    rf"v_B &= Q_2(B, b^*) {_eq(value)} \\")
+        else:
+            head = (rf"v_B &= \textstyle\sum_b \pi(b \mid B)\, Q(B, b) \\"
+                    rf"&= {_res(1 - w.epsilon)} \max_b Q + {_res(w.epsilon)}\, \overline{{Q}} \\"
+                    rf"&{_eq(value)} \\")
+        q_name = r"Q_1(A, \text{left})" if name == "double_q" else r"Q(A, \text{left})"
         blocks[name] = (
-            r"\begin{aligned}" + value_line
-            + rf"y &= 0 + \gamma\, v_B = {g} \cdot {_par(value)} {_eq(y)} \\"
-            + rf"{q_name} &\leftarrow {_res(q)} + {a} \cdot \big({_res(y)} - {_par(q)}\big) \\"
+            r"\begin{aligned}" + head
+            + rf"y &= 0 + \gamma\, v_B \\ &= {g} \cdot {_par(value)} {_eq(y)} \\"
+            + rf"{q_name} &\leftarrow Q + \alpha\,(y - Q) \\"
+            + rf"&= {_res(q)} + {a} \cdot ({_res(y)} - {_par(q)}) \\"
             + rf"&{_eq(new)}"
             + r"\end{aligned}"
         )
@@ -237,8 +255,8 @@ def worked_figure(w: mb.WorkedTargets, name: str) -> go.Figure:
     m = q_b.shape[-1]
     x = [f"b{k + 1}" for k in range(m)]
     c = color(name)
-    fig = figure(height=300, yaxis_title="Q(B, b)", title=LABELS[name], bargap=0.15,
-                 margin=dict(l=60, r=16, t=56, b=40))
+    fig = figure(height=320, yaxis_title="Q(B, b)", title=LABELS[name], bargap=0.15,
+                 margin=dict(l=70, r=16, t=90, b=40))
     if name == "double_q":
         for t, (shade, label) in enumerate(((c, "Q₁"), (hex_to_rgba(c, 0.45), "Q₂"))):
             fig.add_trace(go.Bar(x=x, y=q_b[t], name=label, marker=dict(color=shade),
@@ -246,17 +264,16 @@ def worked_figure(w: mb.WorkedTargets, name: str) -> go.Figure:
         fig.update_layout(barmode="group")
     else:
         fig.add_trace(go.Bar(x=x, y=q_b[0], name="Q(B, b)", marker=dict(color=c),
-                             showlegend=False,
                              hovertemplate="Q(B, %{x}) = %{y:.4f}<extra></extra>"))
-    fig.add_hline(y=w.mean, line=dict(color=INK, dash="dash", width=1.2),
-                  annotation=dict(text="true μ", font=dict(size=11, color=INK)),
-                  annotation_position="bottom left")
-    fig.add_hline(y=w.value[name], line=dict(color=c, width=2),
-                  annotation=dict(text=f"v_B = {w.value[name]:.4f}", font=dict(size=11, color=c)),
-                  annotation_position="top left")
+    ends = [x[0], x[-1]]
+    fig.add_trace(go.Scatter(x=ends, y=[w.value[name]] * 2, mode="lines",
+                             line=dict(color=INK, width=2), name="v_B, in its target",
+                             hovertemplate="v_B = %{y:.4f}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=ends, y=[w.mean] * 2, mode="lines",
+                             line=dict(color=INK, width=1.2, dash="dash"), name="true μ",
+                             hovertemplate="true value μ = %{y:.4g}<extra></extra>"))
     if m > 12:
         fig.update_xaxes(showticklabels=False, title_text=f"B's {m} actions")
-    fig.update_layout(legend=dict(x=1, xanchor="right"))
     return fig
 
 
