@@ -161,7 +161,7 @@ def epsilon_greedy(q, explore_u, pick_u, epsilon):
     Returns:
         ``[...]`` the chosen actions.
     """
-    explore = explore_u < epsilon
+    explore = np.asarray(explore_u) < epsilon
     candidates = explore[..., None] | (q == q.max(axis=-1, keepdims=True))
     count = candidates.sum(axis=-1, dtype=np.int16)  # (small whole numbers: quick to add up)
     k = (pick_u * count).astype(np.int16)  # 0 <= k < count
