@@ -55,6 +55,13 @@ def backup(runs: int, episodes: int, seed: int, n: int, alpha: float, episode: i
                             tau=tau)
 
 
+@ui.cached(max_entries=32, show_spinner=False)
+def whiteboard(method: str, runs: int, episodes: int, seed: int, p: int, a: int) -> float | None:
+    params = pr.NS if method == "n_step" else pr.LAMBDAS
+    return pr.whiteboard_gap(walk(19, runs, episodes, seed), method, params[p], pr.ALPHAS[a],
+                             sweep(method, runs, episodes, seed).first_run[p, a, -1])
+
+
 @ui.cached_figures()
 def example_charts(runs: int, seed: int):
     ex = example(runs, seed)
@@ -80,7 +87,8 @@ def compare_chart(lam: float, runs: int, episodes: int, seed: int):
 
 @ui.cached_figures()
 def backup_chart(*args):
-    return figs.backup_figure(backup(*args), n_states=19)
+    colour = figs.ramp(len(pr.NS))[pr.NS.index(args[3])]
+    return figs.backup_figure(backup(*args), n_states=19, colour=colour)
 
 
 @ui.cached_figures()
@@ -211,8 +219,6 @@ with ui.page("multistep_td", intro=INTRO) as page:
             f"digit: the largest gap over {ident.runs} runs × {ident.episodes} episodes and every "
             f"λ and α is {ident.forward_backward:.1e} of the values in play.")
 
-    whiteboard = pr.whiteboard_gap(runs_19, method, params[cp], p.alpha,
-                                   s.first_run[cp, ca, -1])
     page.read_it(
         "**Example 6.2:** TD(0) learns faster than constant-α Monte Carlo on the small walk; a "
         "larger α drops faster but levels off higher (it keeps chasing the latest returns).  \n"
@@ -235,7 +241,8 @@ with ui.page("multistep_td", intro=INTRO) as page:
     ])
     known = pr.known_answers(example=ex, sweep=s, ident=ident,
                              n_step=sweep("n_step", *grid) if method == "offline_lambda_return"
-                             else s, compare=comparison, whiteboard=whiteboard)
+                             else s, compare=comparison,
+                             whiteboard=whiteboard(method, *grid, cp, ca))
     page.known_answer([ui.Check(**vars(row)) for row in known])
     if (p.runs, p.episodes) != (pr.BOOK_RUNS, pr.BOOK_EPISODES):
         st.caption("The book's figures are checked at 100 runs and 10 episodes.")

@@ -65,11 +65,12 @@ def figure(**layout) -> go.Figure:
 
 
 def ramp(count: int) -> list[str]:
-    """``count`` colours from one-step TD's orange through magenta to Monte Carlo's violet."""
-    scale = [[0.0, TD], [0.5, "#c2255c"], [1.0, MC]]
-    if count == 1:
-        return [TD]
-    return sample_colorscale(scale, [i / (count - 1) for i in range(count)], colortype="rgb")
+    """``count`` colours from orange (one-step TD's end) to deep violet (Monte Carlo's end).
+
+    A stretch of the perceptually even plasma scale, so that neighbouring n or λ stay apart.
+    """
+    stops = [0.82 - 0.72 * i / max(count - 1, 1) for i in range(count)]
+    return sample_colorscale("Plasma", stops, colortype="rgb")
 
 
 def _rgba(rgb: str, alpha: float) -> str:
@@ -99,7 +100,7 @@ def example_estimates_figure(ex: TdVsMc, *, height: int = 380) -> go.Figure:
     fig = figure(height=height, hovermode="x unified",
                  xaxis=dict(title="state"), yaxis=dict(title="estimated value",
                                                        range=[0, 1], dtick=0.2))
-    shades = sample_colorscale([[0, "#ffd8a8"], [1, TD]],
+    shades = sample_colorscale([[0, "#ffc078"], [1, TD]],
                                [i / max(len(ex.shown) - 1, 1) for i in range(len(ex.shown))],
                                colortype="rgb")
     for k, (e, v) in enumerate(zip(ex.shown, ex.estimates, strict=True)):
@@ -149,9 +150,8 @@ def sweep_figure(s: SweepSummary, *, chosen: tuple[int, int] | None = None,
     finite = s.curve[np.isfinite(s.curve)]
     bottom = min(0.25, float(finite.min()) - 0.02) if finite.size else 0.0
     fig = figure(height=height, hovermode="closest",
-                 xaxis=dict(title="step size α", range=[-0.02, 1.02], dtick=0.1),
-                 yaxis=dict(title=f"RMS error, first {s.episodes} episodes",
-                            range=[bottom, TOP]),
+                 xaxis=dict(title="step size α", range=[-0.02, 1.02]),
+                 yaxis=dict(title="average RMS error", range=[bottom, TOP]),
                  legend=dict(title=dict(text=_kind(s))))
     best_a = s.best_alpha
     crosses = ([], [], [], [])
@@ -162,8 +162,8 @@ def sweep_figure(s: SweepSummary, *, chosen: tuple[int, int] | None = None,
             x=s.alphas, y=[None if np.isnan(v) else v for v in y], name=label,
             mode="lines+markers", legendgroup=label, line=dict(color=colours[p], width=2),
             marker=dict(size=5), connectgaps=False,
-            error_y=dict(type="data", array=s.curve_half[p], thickness=1, width=0,
-                         color=_rgba(colours[p], 0.6)),
+            error_y=dict(type="data", array=np.where(y <= TOP, s.curve_half[p], 0.0),
+                         thickness=1, width=0, color=_rgba(colours[p], 0.6)),
             customdata=s.curve_half[p],
             hovertemplate=f"{_param(s, p)}, α = %{{x}}: %{{y:.3f}} ± %{{customdata:.3f}}"
                           "<extra></extra>"))
@@ -263,15 +263,15 @@ def methods_figure(compare: dict[str, SweepSummary], *, height: int = 400) -> go
     any_s = next(iter(compare.values()))
     lam = float(any_s.params[0])
     fig = figure(height=height, hovermode="x unified",
-                 xaxis=dict(title="step size α", range=[-0.02, 1.02], dtick=0.1),
-                 yaxis=dict(title=f"RMS error, first {any_s.episodes} episodes",
+                 xaxis=dict(title="step size α", range=[-0.02, 1.02]),
+                 yaxis=dict(title="average RMS error",
                             range=[min(0.25, _floor(compare) - 0.02), TOP]))
     for method, s in compare.items():
         c = METHOD_COLORS[method]
         y = np.where(np.isfinite(s.curve[0]), s.curve[0], np.nan)
-        ok = np.isfinite(y)
-        fig.add_trace(_band(s.alphas[ok], (y - s.curve_half[0])[ok], (y + s.curve_half[0])[ok],
-                            c))
+        ok = np.isfinite(y) & (y <= TOP)  # a band off the chart would only smear across it
+        fig.add_trace(_band(s.alphas[ok], (y - s.curve_half[0])[ok],
+                            np.minimum(y + s.curve_half[0], TOP)[ok], c))
         fig.add_trace(go.Scatter(
             x=s.alphas, y=[None if np.isnan(v) else v for v in y], name=METHODS[method],
             mode="lines+markers", line=dict(color=c, width=2.4), marker=dict(size=6),
@@ -292,9 +292,10 @@ def estimates_figure(s: SweepSummary, p: int, a: int, k: int, *,
     """Estimates after ``k`` episodes at one setting: mean over runs with its band, and run 1."""
     n = s.true_values.size
     x = np.arange(1, n + 1)
-    c = METHOD_COLORS[s.method]
+    c = ramp(s.params.size)[p]  # the colour of this n or λ in the sweep
     fig = figure(height=height, hovermode="x unified",
-                 xaxis=dict(title="state", dtick=1 if n <= 9 else 2),
+                 xaxis=dict(title="state", tick0=1, dtick=1 if n <= 9 else 2,
+                            range=[0.4, n + 0.6]),
                  yaxis=dict(title="value", range=[-1.15, 1.15] if n > 5 else [0, 1]))
     mean, half, run = s.values[p, a, k], s.values_half[p, a, k], s.first_run[p, a, k]
     if np.isfinite(mean).all():
@@ -320,7 +321,7 @@ def estimates_figure(s: SweepSummary, p: int, a: int, k: int, *,
 def by_episode_figure(s: SweepSummary, p: int, a: int, *, height: int = 400) -> go.Figure:
     """RMS error after each episode at one setting, with its 95% band."""
     e = np.arange(s.episodes + 1)
-    c = METHOD_COLORS[s.method]
+    c = ramp(s.params.size)[p]
     y, half = s.by_episode[p, a], s.by_episode_half[p, a]
     ok = np.isfinite(y)
     fig = figure(height=height, hovermode="x unified",
@@ -330,23 +331,26 @@ def by_episode_figure(s: SweepSummary, p: int, a: int, *, height: int = 400) -> 
     fig.add_trace(go.Scatter(x=e[ok], y=y[ok], name=f"{_param(s, p)}, α = {s.alphas[a]:g}",
                              mode="lines+markers", line=dict(color=c, width=2.4),
                              hovertemplate="%{y:.3f}<extra></extra>"))
-    mean = float(y[1:].mean()) if ok[1:].all() else None
-    if mean is not None:
-        fig.add_hline(y=mean, line=dict(color=MUTED, dash="dot", width=1.5),
-                      annotation_text=f"average over episodes 1–{s.episodes}: {mean:.3f}",
-                      annotation_position="top right", annotation_font=dict(color=MUTED))
+    if ok[1:].all():
+        mean = float(y[1:].mean())
+        fig.add_trace(go.Scatter(x=[0, s.episodes], y=[mean, mean], mode="lines",
+                                 name=f"average of episodes 1–{s.episodes}: {mean:.3f}",
+                                 line=dict(color=MUTED, dash="dot", width=1.5),
+                                 hoverinfo="skip"))
     return fig
 
 
 # --------------------------------------------------------------------------- the backup
-def backup_figure(b: Backup, *, n_states: int, height: int = 420) -> go.Figure:
+def backup_figure(b: Backup, *, n_states: int, colour: str | None = None,
+                  height: int = 420) -> go.Figure:
     """One episode of the walk (time across, state up), the n-step return of step τ on it.
 
     The states whose rewards the return adds are drawn thick, the state it updates and the one
-    it bootstraps from are marked (or the terminal, where the episode ends first).
+    it bootstraps from are marked (or the terminal, where the episode ends first). ``colour``:
+    the n's colour in the sweep.
     """
     t = np.arange(b.states.size)
-    c = METHOD_COLORS["n_step"]
+    c = colour or METHOD_COLORS["n_step"]
     end = b.tau + b.used
     fig = figure(height=height, hovermode="closest", showlegend=True,
                  xaxis=dict(title=f"time step t of episode {b.episode + 1}",
@@ -367,11 +371,11 @@ def backup_figure(b: Backup, *, n_states: int, height: int = 420) -> go.Figure:
         hovertemplate="t = %{x}: state %{y}<extra></extra>"))
     fig.add_trace(go.Scatter(
         x=[b.tau], y=[b.states[b.tau]], mode="markers", name=f"S<sub>τ</sub>, updated: "
-        f"{b.old_value:.3f} → {b.new_value:.3f}",
+        f"{_num(b.old_value)} → {_num(b.new_value)}".replace("-", "−"),
         marker=dict(size=15, symbol="circle-open", color=INK, line=dict(width=2.5)),
         hovertemplate="S_τ (updated)<extra></extra>"))
     if b.bootstraps:
-        label = f"S<sub>τ+n</sub>, bootstrap V = {b.boot_value:.3f}"
+        label = f"S<sub>τ+n</sub>, bootstrap V = {_num(b.boot_value)}".replace("-", "−")
         symbol = "square"
     else:
         label = f"terminal: R<sub>T</sub> = {b.rewards[-1]:g}, no bootstrap"
@@ -380,6 +384,12 @@ def backup_figure(b: Backup, *, n_states: int, height: int = 420) -> go.Figure:
                              marker=dict(size=14, symbol=symbol, color=c,
                                          line=dict(color=INK, width=1.5)),
                              hovertemplate="%{y}<extra></extra>"))
+    paid = np.flatnonzero(b.rewards[b.tau : end]) + b.tau  # the walk pays only at an end
+    if paid.size:
+        fig.add_trace(go.Scatter(
+            x=paid + 0.5, y=(b.states[paid] + b.states[paid + 1]) / 2 + 1.2, mode="text",
+            text=[f"R = {_num(b.rewards[k])}" for k in paid], showlegend=False,
+            textfont=dict(size=12, color=c), hoverinfo="skip"))
     for y in (0, n_states + 1):
         fig.add_hline(y=y, line=dict(color=MUTED, dash="dot", width=1))
     fig.update_layout(legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0,
@@ -387,33 +397,38 @@ def backup_figure(b: Backup, *, n_states: int, height: int = 420) -> go.Figure:
     return fig
 
 
-def _num(x: float) -> str:
-    """A number of the worked update, to 4 decimals (signed in parentheses when negative)."""
+def _num(x: float, *, paren: bool = False) -> str:
+    """A number of the worked update, to 4 decimals; in parentheses if negative and ``paren``."""
     text = f"{x:.4f}".rstrip("0").rstrip(".") if abs(x) < 1e6 else f"{x:.4g}"
     text = "0" if text in ("-0", "") else text
-    return f"({text})" if x < 0 and text != "0" else text
+    return f"({text})" if paren and text.startswith("-") else text
 
 
 def backup_latex(b: Backup) -> list[str]:
     """The update worked out: which rewards, which bootstrap, the target and the new value.
 
-    Values are shown to 4 decimals; the arithmetic uses them unrounded (the caption says so).
+    Two aligned blocks of short lines (they fit a phone). Values are shown to 4 decimals; the
+    arithmetic uses them unrounded (the page says so).
     """
     tau, m = b.tau, b.used
     idx = list(range(tau + 1, tau + m + 1))
-    shown = idx if len(idx) <= 5 else idx[:2] + [None] + idx[-2:]
+    shown = idx if len(idx) <= 4 else idx[:2] + [None] + idx[-1:]
     sym = " + ".join(r"\dots" if i is None else f"R_{{{i}}}" for i in shown)
-    vals = " + ".join(r"\dots" if i is None else _num(b.rewards[i - 1]) for i in shown)
+    vals = " + ".join(r"\dots" if i is None else _num(b.rewards[i - 1], paren=True)
+                      for i in shown)
+    g = rf"G_{{{tau}:{tau + b.n}}}"
     if b.bootstraps:
-        head = rf"G_{{{tau}:{tau + b.n}}} = {sym} + \gamma^{{{b.n}}} V(S_{{{tau + b.n}}})"
-        nums = rf"= {vals} + {_num(b.discount)} \times {_num(b.boot_value)} = {_num(b.target)}"
+        ret = (rf"\begin{{aligned}}{g} &= {sym} + \gamma^{{{b.n}}}\, V(S_{{{tau + b.n}}}) \\ "
+               rf"&= {vals} + {_num(b.discount)} \times {_num(b.boot_value, paren=True)} \\ "
+               rf"&= {_num(b.target)}\end{{aligned}}")
     else:
-        head = (rf"G_{{{tau}:{tau + b.n}}} = {sym} \quad (\text{{the episode ends at }} "
-                rf"T = {b.length}\text{{: no bootstrap}})")
-        nums = rf"= {vals} = {_num(b.target)}"
-    update = (rf"V(S_{{{tau}}}) \leftarrow {_num(b.old_value)} + {_num(b.alpha)}\,"
-              rf"\big[{_num(b.target)} - {_num(b.old_value)}\big] = {_num(b.new_value)}")
-    return [head, nums, update]
+        ret = (rf"\begin{{aligned}}{g} &= {sym} \\ &= {vals} \\ &= {_num(b.target)}"
+               r"\end{aligned}")
+    update = (rf"\begin{{aligned}}V(S_{{{tau}}}) &\leftarrow V(S_{{{tau}}}) + \alpha\,"
+              rf"\big[{g} - V(S_{{{tau}}})\big] \\ &= {_num(b.old_value)} + "
+              rf"{_num(b.alpha)}\,\big[{_num(b.target)} - {_num(b.old_value, paren=True)}"
+              rf"\big] \\ &= {_num(b.new_value)}\end{{aligned}}")
+    return [ret, update]
 
 
 # --------------------------------------------------------------------------- the views
@@ -422,7 +437,8 @@ def views_figure(ident: Identities, *, height: int = 360) -> go.Figure:
     n = ident.forward.size
     x = np.arange(1, n + 1)
     fig = figure(height=height, hovermode="x unified", barmode="overlay",
-                 xaxis=dict(title="state", dtick=1 if n <= 9 else 2),
+                 xaxis=dict(title="state", tick0=1, dtick=1 if n <= 9 else 2,
+                            range=[0.4, n + 0.6]),
                  yaxis=dict(title="change of V over the episode", zeroline=True,
                             zerolinecolor="#ced4da"))
     fig.add_trace(go.Bar(x=x, y=ident.forward, name="forward: Σ α[G<sup>λ</sup> − V(S)]",
