@@ -135,7 +135,8 @@ with ui.page("multistep_td", intro=INTRO) as page:
         f"Left: run 1 of TD(0) at α = 0.1, the estimates after 0, 1, 10 and 100 episodes (all "
         f"start at 0.5). Right: RMS error over the five states, mean of {ex.runs} runs with 95% "
         f"bands; every step size sees the same episodes. After {ex.episodes} episodes the best "
-        f"TD(0) is at {ex.td_error[:, -1].min():.3f}, the best MC at {ex.mc_error[:, -1].min():.3f}.")
+        f"TD(0) is at {ex.td_error[:, -1].min():.3f}, the best MC at "
+        f"{ex.mc_error[:, -1].min():.3f}.")
 
     page.section(f"{pr.METHODS[method]} against α on the 19-state walk ({pr.FIGURES[method]})")
     with st.spinner(f"Running {SPINNER[method]} × {len(pr.ALPHAS)} α × {p.runs} runs × "

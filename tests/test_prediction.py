@@ -254,7 +254,8 @@ def test_a_diverging_lane_is_frozen_and_reported_without_touching_the_others(wal
     assert (sweep.diverged_in[1, 1] > 0).all()  # λ = 1, α = 1 blows up in every run
     assert (sweep.diverged_in[0] == 0).all()
     d = sweep.diverged_in[1, 1, 0]
-    assert np.isnan(sweep.values[1, 1, 0, d:]).all() and np.isfinite(sweep.values[1, 1, 0, :d]).all()
+    assert np.isnan(sweep.values[1, 1, 0, d:]).all()
+    assert np.isfinite(sweep.values[1, 1, 0, :d]).all()
     assert np.isinf(sweep.errors[1, 1, 0, d:]).all()
     s = sweep.summary()
     assert np.isinf(s.curve[1, 1]) and s.curve_half[1, 1] == 0.0 and s.diverged[1, 1] == 4

@@ -1,5 +1,7 @@
-"""Figures of the n-step TD and TD(λ) page: Example 6.2, the α sweeps, one setting up close, one
-n-step return drawn as a backup, and the forward and backward views of one episode.
+"""Figures of the n-step TD and TD(λ) page: Example 6.2, the sweeps, one n-step backup, the views.
+
+Example 6.2's two panels; the α sweeps with their heatmaps; one setting up close; one n-step
+return drawn as a backup; the forward and backward views of one episode.
 
 Colours: one-step TD is orange and Monte Carlo violet, as on every page; the curves of an n or λ
 sweep run from one to the other (n = 1 or λ = 0 orange, n = 512 or λ = 1 violet). The three
