@@ -457,30 +457,30 @@ def views_figure(ident: Identities, *, height: int = 360) -> go.Figure:
 # --------------------------------------------------------------------------- words and data
 EQUATIONS = [
     ("Example 6.2: TD(0), and constant-α Monte Carlo with the return to the episode's end",
-     r"V(S_t) \leftarrow V(S_t) + \alpha\,\big[R_{t+1} + \gamma V(S_{t+1}) - V(S_t)\big], "
-     r"\qquad V(S_t) \leftarrow V(S_t) + \alpha\,\big[G_t - V(S_t)\big]"),
+     r"\begin{aligned}V(S_t) &\leftarrow V(S_t) + \alpha\,\big[R_{t+1} + \gamma V(S_{t+1}) - "
+     r"V(S_t)\big] \\ V(S_t) &\leftarrow V(S_t) + \alpha\,\big[G_t - V(S_t)\big]\end{aligned}"),
     ("The n-step return (it stops at the end T if that comes first) and n-step TD",
-     r"G_{t:t+n} = R_{t+1} + \gamma R_{t+2} + \dots + \gamma^{n-1} R_{t+n} "
-     r"+ \gamma^{n} V(S_{t+n}), \qquad V(S_t) \leftarrow V(S_t) + \alpha\,\big[G_{t:t+n} - "
-     r"V(S_t)\big]"),
+     r"\begin{aligned}G_{t:t+n} &= R_{t+1} + \gamma R_{t+2} + \dots \\ &\quad + \gamma^{n-1} "
+     r"R_{t+n} + \gamma^{n} V(S_{t+n}) \\ V(S_t) &\leftarrow V(S_t) + \alpha\,\big[G_{t:t+n} - "
+     r"V(S_t)\big]\end{aligned}"),
     ("The λ-return: every n-step return, weighted (1 − λ)λⁿ⁻¹, the rest on the full return",
-     r"G^{\lambda}_t = (1-\lambda) \sum_{n=1}^{T-t-1} \lambda^{n-1} G_{t:t+n} "
-     r"+ \lambda^{T-t-1} G_t = R_{t+1} + \gamma\big[(1-\lambda)V(S_{t+1}) + \lambda "
-     r"G^{\lambda}_{t+1}\big]"),
+     r"\begin{aligned}G^{\lambda}_t &= (1-\lambda) \sum_{n=1}^{T-t-1} \lambda^{n-1} G_{t:t+n} "
+     r"+ \lambda^{T-t-1} G_t \\ &= R_{t+1} + \gamma\big[(1-\lambda)V(S_{t+1}) + \lambda "
+     r"G^{\lambda}_{t+1}\big]\end{aligned}"),
     ("Offline λ-return (Figure 12.3): at the episode's end, for t = 0 … T − 1 in turn",
      r"V(S_t) \leftarrow V(S_t) + \alpha\,\big[G^{\lambda}_t - V(S_t)\big]"),
     ("TD(λ) with accumulating traces (Figure 12.6)",
-     r"z \leftarrow \gamma\lambda z + \mathbf{x}(S_t), \quad \delta_t = R_{t+1} + "
-     r"\gamma V(S_{t+1}) - V(S_t), \quad V \leftarrow V + \alpha\,\delta_t\, z"),
+     r"\begin{aligned}z &\leftarrow \gamma\lambda z + \mathbf{x}(S_t) \\ \delta_t &= R_{t+1} + "
+     r"\gamma V(S_{t+1}) - V(S_t) \\ V &\leftarrow V + \alpha\,\delta_t\, z\end{aligned}"),
     ("Forward = backward: with the values held for the episode, the summed updates agree",
-     r"\sum_{t=0}^{T-1} \alpha\,\delta_t\, z_t = \sum_{t=0}^{T-1} \alpha\,\big[G^{\lambda}_t "
-     r"- V(S_t)\big]\,\mathbf{x}(S_t), \qquad G^{\lambda}_t - V(S_t) = \sum_{k=t}^{T-1} "
-     r"(\gamma\lambda)^{k-t}\delta_k"),
+     r"\begin{aligned}\textstyle\sum_{t} \alpha\,\delta_t\, z_t &= \textstyle\sum_{t} \alpha\,"
+     r"\big[G^{\lambda}_t - V(S_t)\big]\,\mathbf{x}(S_t) \\ G^{\lambda}_t - V(S_t) &= "
+     r"\textstyle\sum_{k=t}^{T-1} (\gamma\lambda)^{k-t}\,\delta_k\end{aligned}"),
     ("True online TD(λ) with dutch traces (Figure 12.8); it equals the online λ-return "
      "algorithm step by step",
-     r"z \leftarrow \gamma\lambda z + (1 - \alpha\gamma\lambda\, z^\top \mathbf{x})\,\mathbf{x}"
-     r", \quad V \leftarrow V + \alpha(\delta + V_t - V_{old})\, z - \alpha(V_t - V_{old})\,"
-     r"\mathbf{x}"),
+     r"\begin{aligned}z &\leftarrow \gamma\lambda z + (1 - \alpha\gamma\lambda\, z^\top "
+     r"\mathbf{x})\,\mathbf{x} \\ V &\leftarrow V + \alpha(\delta + V_t - V_{old})\, z \\ "
+     r"&\quad - \alpha(V_t - V_{old})\,\mathbf{x}\end{aligned}"),
     ("Error measure of the sweeps: RMS over the n states at the end of each episode, averaged "
      "over the first E episodes and the runs", r"\overline{\mathrm{RMS}} = \frac{1}{E}"
      r"\sum_{e=1}^{E} \sqrt{\frac{1}{n}\sum_{s=1}^{n}\big(V_e(s) - v_\pi(s)\big)^2}"),
