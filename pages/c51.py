@@ -70,7 +70,8 @@ with ui.page("c51", intro=INTRO) as page:
         ui.Number(name="v_min", label="V_min", min=-100.0, max=100.0, value=-10.0, step=1.0),
         ui.Number(name="v_max", label="V_max", min=-100.0, max=100.0, value=10.0, step=1.0),
         ui.IntSlider(name="atoms", label="Number of atoms N", min=2, max=201, value=21,
-                     disabled=custom, help="With custom weights, the table's rows set N."),
+                     disabled=custom, help="With custom weights, the table's rows set N.",
+                     scales_work=True),
     ], container=st.sidebar.expander("Support z", expanded=True))
 
     weights = tuple(table.weights["w"])

@@ -79,7 +79,7 @@ with ui.page("cql", intro=INTRO) as page:
                         help="0 is the naive learner. Every α is trained at once, so moving "
                         "this slider costs nothing."),
         ui.SelectSlider(name="size", label="Dataset size (transitions)", options=SIZES,
-                        value=500),
+                        value=500, scales_work=True),
         ui.Choice(name="model", label="Q-function", options=list(MODELS), value="mlp",
                   labels=MODELS, widget="segmented"),
         ui.Section("One state, many actions", expanded=one, controls=[
@@ -89,7 +89,8 @@ with ui.page("cql", intro=INTRO) as page:
                            max=1.0, value=-0.5, step=0.05),
             ui.Choice(name="curve", label="True reward curve", options=list(CURVES),
                       value="hill", labels=CURVES),
-            ui.IntSlider(name="actions", label="Actions", min=5, max=201, value=41, step=2),
+            ui.IntSlider(name="actions", label="Actions", min=5, max=201, value=41, step=2,
+                         scales_work=True),
             ui.FloatSlider(name="noise", label="Reward noise σ", min=0.0, max=1.0, value=0.3,
                            step=0.05),
         ]),
@@ -105,7 +106,8 @@ with ui.page("cql", intro=INTRO) as page:
         ]),
         ui.Section("Training", controls=[
             ui.SelectSlider(name="steps", label="Gradient steps", options=STEPS, value="auto",
-                            help="auto: 2000 (one-state table), 1500 (grid table), 1000 (MLP)"),
+                            help="auto: 2000 (one-state table), 1500 (grid table), 1000 (MLP)",
+                            scales_work=True),
             ui.FloatSlider(name="init", label="Spread of the table's initial values",
                            min=0.0, max=3.0, value=1.0, step=0.1),
         ]),

@@ -48,7 +48,8 @@ with ui.page("mcts", intro=(
 )) as page:
     p = page.controls([
         ui.IntSlider(name="simulations", label="Simulations", min=10, max=SIMULATION_CAP,
-                     value=400, step=10, help="Iterations of search (one new node each)."),
+                     value=400, step=10, help="Iterations of search (one new node each).",
+                     scales_work=True),
         ui.FloatSlider(name="c", label="Exploration constant c", min=0.0, max=4.0, value=1.4,
                        step=0.05, help="0 is greedy on Q; larger spreads visits wider."),
         ui.Choice(name="rule", label="Selection rule", options=list(RULES), value="uct",

@@ -78,7 +78,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
                        help="The trust region is 1 − ε ≤ r ≤ 1 + ε."),
         ui.SelectSlider(name="lr", label="Learning rate", options=LRS, value=0.05),
         ui.SelectSlider(name="batch", label="Batch size N", options=[16, 32, 64, 128, 256],
-                        value=64),
+                        value=64, scales_work=True),
     ])
     clamp("minibatch", b.batch, MINIBATCHES[-1])
     sizes = [m for m in MINIBATCHES if m <= b.batch]
@@ -90,7 +90,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
     p = page.controls([
         ui.IntSlider(name="epochs", label="Epochs on the batch", min=1, max=most, value=10,
                      help=f"At most {most} here: {per_epoch} minibatch steps an epoch, and "
-                     f"a run takes at most {MAX_STEPS:,} steps."),
+                     f"a run takes at most {MAX_STEPS:,} steps.", scales_work=True),
         ui.Toggle(name="norm", label="Normalise advantages", value=True,
                   help="Standardise the batch's advantages to mean 0, standard deviation 1."),
         ui.Seed(),

@@ -59,14 +59,16 @@ with ui.page("rlhf", intro=INTRO) as page:
                         "from π_ref to chase the reward model."),
         ui.SelectSlider(name="n", label="Best-of-n: n", options=NS, value=16),
         ui.Section("Preference data", expanded=True, controls=[
-            ui.SelectSlider(name="pairs", label="Labelled pairs", options=PAIRS, value=200),
+            ui.SelectSlider(name="pairs", label="Labelled pairs", options=PAIRS, value=200,
+                            scales_work=True),
             ui.FloatSlider(name="flip", label="Label flip rate", min=0.0, max=0.5, value=0.0,
                            step=0.05, help="Share of labels flipped after the Bradley–Terry "
                            "draw on the gold reward (a careless labeller)."),
             ui.FloatSlider(name="width", label="π_ref's spread σ (coverage)", min=0.05,
                            max=0.3, value=0.1, step=0.01),
             ui.SelectSlider(name="responses", label="Responses K", options=[16, 32, 64, 128,
-                                                                             256], value=64),
+                                                                             256], value=64,
+                            scales_work=True),
         ]),
         ui.Section("Reward model and policies", expanded=True, controls=[
             ui.Choice(name="degree", label="Reward model: polynomial degree in length",
@@ -76,13 +78,15 @@ with ui.page("rlhf", intro=INTRO) as page:
         ]),
         ui.Section("Training", controls=[
             ui.SelectSlider(name="dpo_steps", label="DPO steps (Adam)",
-                            options=[250, 500, 1000], value=500),
+                            options=[250, 500, 1000], value=500, scales_work=True),
             ui.SelectSlider(name="pg_steps", label="Policy-gradient steps (Adam)",
-                            options=[100, 200, 300, 500], value=300),
+                            options=[100, 200, 300, 500], value=300,
+                            scales_work=True),
             ui.SelectSlider(name="batch", label="PG samples per step", options=[8, 16, 32, 64,
                                                                                  128, 256],
-                            value=64),
-            ui.IntSlider(name="runs", label="PG runs (seeds)", min=1, max=16, value=8),
+                            value=64, scales_work=True),
+            ui.IntSlider(name="runs", label="PG runs (seeds)", min=1, max=16, value=8,
+                         scales_work=True),
         ]),
         ui.Seed(),
     ])

@@ -119,7 +119,7 @@ with ui.page(SLUG, intro=INTRO) as page:
         ui.Toggle(name="in_place", label="In-place sweeps (one array, row by row)"),
         ui.Section("Advanced", [
             ui.IntSlider(name="max_sweeps", label="Sweep limit", min=10, max=2000, value=1000,
-                         step=10),
+                         step=10, scales_work=True),
         ]),
     ])
     st.caption(problem.about)
@@ -179,6 +179,7 @@ with ui.page(SLUG, intro=INTRO) as page:
     g = page.controls([ui.Section("Gymnasium check (FrozenLake)", [
         ui.IntSlider(name="episodes", label="Episodes to play", min=100, max=most,
                      value=min(2000, most), step=100, disabled=not problem.frozen_lake,
+                     scales_work=True,
                      help=f"At most {most:,} here: the greedy policy's episodes last about "
                      f"{length:.0f} steps, and a check plays at most "
                      f"{dp.ROLLOUT_STEP_BUDGET:,} steps." if problem.frozen_lake else
