@@ -9,6 +9,7 @@ method, a property).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 import threading
@@ -43,12 +44,39 @@ def _name(obj) -> str:
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
+def _forget(value, depth: int = 0) -> None:
+    """Drop what ``value`` memoised: an ``lru_cache``'s entries, an object's cached properties."""
+    if hasattr(value, "cache_clear"):
+        value.cache_clear()
+    elif isinstance(value, dict | list | tuple) and depth == 0:
+        for item in value.values() if isinstance(value, dict) else value:
+            _forget(item, depth + 1)
+    elif not inspect.isclass(value) and not inspect.ismodule(value):
+        for name, attr in inspect.getmembers(type(value)):
+            if isinstance(attr, functools.cached_property):
+                getattr(value, "__dict__", {}).pop(name, None)
+
+
+def _cold_process() -> None:
+    """Forget every result ``rlviz`` memoised in this process, as if it had just started.
+
+    Streamlit's caches are cleared separately; this covers module-level singletons (a game
+    whose solution is a cached property) and ``functools`` caches, which earlier tests in the
+    same process may have filled.
+    """
+    for name, module in list(sys.modules.items()):
+        if name == "rlviz" or name.startswith("rlviz."):
+            for value in list(vars(module).values()):
+                _forget(value)
+
+
 def shown_and_called(
     page_file: Path | str, slug: str, *, query: dict[str, str] | None = None
 ) -> tuple[tuple, set[CodeType]]:
     """Run the page once, from cold caches; return what it showed and every code object entered."""
     st.cache_data.clear()
     st.cache_resource.clear()
+    _cold_process()
     SHOWN.pop(slug, None)
     called: set[CodeType] = set()
 
