@@ -65,12 +65,36 @@ def capture(out: Path, slugs: list[str] | None = None, timeout: float = 120) -> 
     return captured
 
 
+def _arrays(x):
+    """A figure's dict with plotly's encoded arrays (``{"dtype", "bdata"}``) as numpy arrays."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(x, dict):
+        if "bdata" in x and set(x) <= {"dtype", "bdata", "shape"}:
+            a = np.frombuffer(base64.b64decode(x["bdata"]), dtype=np.dtype(x["dtype"]))
+            if "shape" in x:
+                a = a.reshape([int(n) for n in str(x["shape"]).split(",")])
+            return a
+        return {k: _arrays(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_arrays(v) for v in x]
+    return x
+
+
 def _load(path: str) -> dict:
+    import plotly.graph_objects as go
     import streamlit as st
 
     @st.cache_resource(show_spinner=False)
     def load(path: str) -> dict:
-        return pickle.loads(Path(path).read_bytes())
+        # A pickled figure comes back with its numpy arrays already encoded for sending; the
+        # builders hand st.plotly_chart numpy arrays, so the floor does too.
+        pages = pickle.loads(Path(path).read_bytes())
+        for page in pages.values():
+            page["figures"] = [go.Figure(_arrays(f.to_dict())) for f in page["figures"]]
+        return pages
 
     return load(path)
 

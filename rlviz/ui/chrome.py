@@ -160,12 +160,38 @@ def cached_figures(max_entries: int = 32):
     each view once and every session shares it. Shared means read-only: show the figure with
     ``ui.chart`` and never change it afterwards.
     """
-    make = st.cache_resource(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
+    keep = st.cache_resource(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
+
+    def make(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def build(*args: Any, **kwargs: Any) -> Any:
+            return _sendable(fn(*args, **kwargs))
+
+        return keep(build)
 
     def decorate(fn: Callable) -> Callable:
         return _reused(fn, ("resource", max_entries), make)
 
     return decorate
+
+
+def _sendable(result: Any) -> Any:
+    """A builder's figures (alone, or in a tuple, list or dict) in the form they are sent in.
+
+    ``st.plotly_chart`` turns a figure into a dict on every rerun, base64-encoding each numpy
+    array on the way (most of what a chart costs a rerun). The figure rebuilt from that dict
+    holds the encoded arrays already, so later reruns only copy them; it draws the same: its
+    JSON is the same, character for character.
+    """
+    if isinstance(result, go.Figure):
+        return go.Figure(result.to_dict())
+    if isinstance(result, tuple) and not hasattr(result, "_fields"):
+        return tuple(_sendable(x) for x in result)
+    if isinstance(result, list):
+        return [_sendable(x) for x in result]
+    if isinstance(result, dict):
+        return {k: _sendable(v) for k, v in result.items()}
+    return result
 
 
 def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> None:
