@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import os
 import random
 import signal
@@ -80,12 +81,14 @@ class SessionStats:
 class Session:
     """A websocket client speaking Streamlit's browser protocol (protobuf BackMsg/ForwardMsg)."""
 
-    def __init__(self, base_url: str, page: str, stats: SessionStats):
+    def __init__(self, base_url: str, page: str, query: str, stats: SessionStats):
         self.base_url = base_url.rstrip("/")
         self.ws_url = self.base_url.replace("http://", "ws://") + "/_stcore/stream"
         self.page = page
         self.stats = stats
+        self.query = query
         self.page_hash = ""
+        self.cached: set[str] = set()  # hashes of the large messages a browser keeps
         self.sliders: dict[str, Slider] = {}
         self.states: dict[str, float] = {}
         self._finished = asyncio.Event()
@@ -118,6 +121,10 @@ class Session:
                 msg = ForwardMsg()
                 msg.ParseFromString(raw)
                 kind = msg.WhichOneof("type")
+                if msg.metadata.cacheable and msg.hash:
+                    # The browser keeps large elements and tells the server which it has, so
+                    # that an unchanged one comes back as a reference to its hash.
+                    self.cached.add(msg.hash)
                 if kind == "navigation":
                     # The page that ran: later reruns ask for it by its script hash.
                     self.page_hash = msg.navigation.page_script_hash
@@ -160,7 +167,8 @@ class Session:
         """Ask for a rerun and wait until the server finishes it; returns the latency."""
         msg = BackMsg()
         state = msg.rerun_script
-        state.query_string = query
+        state.query_string = query or self.query
+        state.cached_message_hashes.extend(self.cached)
         state.page_script_hash = self.page_hash
         state.page_name = "" if self.page_hash else self.page
         state.widget_states.widgets.extend(widgets)
@@ -226,13 +234,18 @@ class Arrivals:
 
 async def browse(base_url: str, page: str, duration: float, interval: float, seed: int,
                  stats: SessionStats, burst: bool = False, explore: bool = False,
-                 arrivals: Arrivals | None = None) -> None:
-    """One session: open the page, then move a slider every ``interval`` seconds."""
+                 arrivals: Arrivals | None = None, floor: bool = False) -> None:
+    """One session: open the page, then move a slider every ``interval`` seconds.
+
+    With ``floor`` the server is ``benchmarks/floor_app.py``, a single script that draws the
+    page named in its query string.
+    """
     rng = random.Random(seed)
     arrivals = arrivals or Arrivals(1)
     arrived = False
+    where = ("", f"page={page}") if floor else (page, "")
     try:
-        async with Session(base_url, page, stats) as session:
+        async with Session(base_url, *where, stats) as session:
             stats.first_run = await session.run()
             arrivals.arrive()
             arrived = True
@@ -248,6 +261,8 @@ async def browse(base_url: str, page: str, duration: float, interval: float, see
                         session._finished.clear()
                         msg = BackMsg()
                         msg.rerun_script.page_script_hash = session.page_hash
+                        msg.rerun_script.query_string = session.query
+                        msg.rerun_script.cached_message_hashes.extend(session.cached)
                         msg.rerun_script.widget_states.widgets.extend(session.nudge(rng, explore))
                         await session._ws.send(msg.SerializeToString())
                         stats.requested += 1
@@ -282,16 +297,35 @@ def wait_healthy(base_url: str, timeout: float = 90) -> None:
     raise RuntimeError(f"{base_url} did not become healthy")
 
 
-def start_server(port: int, *extra: str) -> subprocess.Popen:
-    """``streamlit run app.py`` from this checkout, on loopback."""
+def start_server(port: int, *extra: str, script: Path = ROOT / "app.py",
+                 env: dict[str, str] | None = None) -> subprocess.Popen:
+    """``streamlit run app.py`` (or another ``script``) from this checkout, on loopback.
+
+    It runs in this checkout's folder, so it reads the same ``.streamlit/config.toml``.
+    """
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        [sys.executable, "-m", "streamlit", "run", str(script),
          "--server.port", str(port), "--server.address", "127.0.0.1", *extra],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
+        start_new_session=True, env={**os.environ, **(env or {})},
     )
     wait_healthy(f"http://127.0.0.1:{port}")
     return proc
+
+
+def start_floor(port: int, figures: Path) -> subprocess.Popen:
+    """The floor script (``benchmarks/floor_app.py``) serving the captured ``figures``."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return start_server(port, script=ROOT / "benchmarks" / "floor_app.py",
+                        env={"RLVIZ_FLOOR_FIGURES": str(figures), "PYTHONPATH": path})
+
+
+def capture_floor(pages: Sequence[str], out: Path) -> None:
+    """The pages' figures at their defaults, pickled for the floor (in a fresh process)."""
+    cmd = [sys.executable, "-m", "benchmarks.floor_app", "--capture", str(out),
+           "--pages", ",".join(p for p in pages if p)]
+    subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
 
 
 def stop_server(proc: subprocess.Popen) -> None:
@@ -368,17 +402,69 @@ def available_pages() -> list[str]:
     return ["", *(p.url_path for p in pages())]  # "" is the home page
 
 
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """User plus system CPU time the processes have used so far, from /proc."""
+    ticks = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()  # after the command name
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Window:
+    """The steady part of a scenario, from the moment every session is in to the end.
+
+    ``cpu_per_run_ms`` is the server's CPU time over that window divided by the script runs it
+    executed in it: what a rerun costs the server, whatever else the machine is doing (the
+    latency instead grows with every other process that wants the cores).
+    """
+
+    pids: Sequence[int]
+    seconds: float = 0.0
+    cpu: float = 0.0
+    runs: int = 0
+
+    @property
+    def cpu_per_run_ms(self) -> float:
+        return 1e3 * self.cpu / self.runs if self.runs else float("nan")
+
+    @property
+    def runs_per_s(self) -> float:
+        return self.runs / self.seconds if self.seconds else float("nan")
+
+
 async def concurrent(base_url: str, pages: Sequence[str], sessions: int, duration: float,
-                     interval: float, burst: bool = False,
-                     explore: bool = False) -> list[SessionStats]:
-    """``sessions`` sessions spread over ``pages``; once all are in, ``duration`` s of moves."""
+                     interval: float, burst: bool = False, explore: bool = False,
+                     floor: bool = False, window: Window | None = None) -> list[SessionStats]:
+    """``sessions`` sessions spread over ``pages``; once all are in, ``duration`` s of moves.
+
+    With a ``window``, the server's CPU time and the runs it executed once every session was in
+    are recorded there.
+    """
     stats = [SessionStats(pages[i % len(pages)]) for i in range(sessions)]
     arrivals = Arrivals(sessions)
+    start: list[tuple[float, float, int]] = []
+
+    async def mark() -> None:
+        await arrivals.all_in.wait()
+        if window is not None and window.pids:
+            start.append((time.perf_counter(), cpu_seconds(window.pids),
+                          sum(s.executed for s in stats)))
+
+    marker = asyncio.create_task(mark())
     await asyncio.gather(*(
         browse(base_url, s.page, duration, interval, seed=i, stats=s, burst=burst,
-               explore=explore, arrivals=arrivals)
+               explore=explore, arrivals=arrivals, floor=floor)
         for i, s in enumerate(stats)
     ))
+    await marker
+    if window is not None and start:
+        t0, cpu0, runs0 = start[0]
+        window.seconds = time.perf_counter() - t0
+        window.cpu = cpu_seconds(window.pids) - cpu0
+        window.runs = sum(s.executed for s in stats) - runs0
     return stats
 
 
@@ -388,7 +474,7 @@ async def wave(base_url: str, pages: Sequence[str], size: int) -> list[SessionSt
 
     async def visit(s: SessionStats) -> None:
         try:
-            async with Session(base_url, s.page, s) as session:
+            async with Session(base_url, s.page, "", s) as session:
                 s.first_run = await session.run()
         except (OSError, websockets.WebSocketException) as err:
             s.failures.append(f"{type(err).__name__}: {err}")
@@ -397,7 +483,8 @@ async def wave(base_url: str, pages: Sequence[str], size: int) -> list[SessionSt
     return stats
 
 
-def summarise(name: str, stats: Sequence[SessionStats], sampler: Sampler | None) -> dict:
+def summarise(name: str, stats: Sequence[SessionStats], sampler: Sampler | None,
+              window: Window | None = None) -> dict:
     latencies = [x for s in stats for x in s.latencies]
     firsts = [s.first_run for s in stats if s.first_run is not None]
     failed = [s for s in stats if s.failures]
@@ -415,6 +502,9 @@ def summarise(name: str, stats: Sequence[SessionStats], sampler: Sampler | None)
         "executed_runs": sum(s.executed for s in stats),
         "failures": sorted({f for s in failed for f in s.failures})[:5],
     }
+    if window is not None and window.runs:
+        out["server_cpu_ms_per_run"] = window.cpu_per_run_ms
+        out["runs_per_s"] = window.runs_per_s
     if sampler is not None:
         out["peak_rss_mb"] = sampler.peak_rss
         out["peak_threads"] = sampler.peak_threads
@@ -448,7 +538,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="also measure RSS growth over this many reruns after warm-up")
     ap.add_argument("--waves", type=int, default=0, help="connect/leave waves to run")
     ap.add_argument("--wave-size", type=int, default=100)
+    ap.add_argument("--floor", action=argparse.BooleanOptionalAction, default=None,
+                    help="also run the steady sessions against the floor script "
+                         "(benchmarks/floor_app.py) and print the ratio of the server's CPU "
+                         "time per run (default: on when this starts one rlviz process)")
+    ap.add_argument("--floor-figures", type=Path,
+                    help="figures captured before (python -m benchmarks.floor_app --capture)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="steady rounds, alternating rlviz and the floor; the best of each counts")
     args = ap.parse_args(argv)
+    floor = args.floor if args.floor is not None else (not args.url and args.workers == 1)
 
     pages = available_pages() if args.pages == "all" else args.pages.split(",")
     proc = cls = None
@@ -467,15 +566,52 @@ def main(argv: Sequence[str] | None = None) -> int:
         port = free_port()
         proc = start_server(port)
         base_url, pids = f"http://127.0.0.1:{port}", [proc.pid]
+    floor_proc = None
     rows = []
     try:
+        if floor and not args.no_steady:
+            figures = args.floor_figures
+            if figures is None:
+                import tempfile
+
+                figures = Path(tempfile.mkdtemp(prefix="rlviz-floor-")) / "figures.pkl"
+                capture_floor(pages, figures)
+            floor_port = free_port()
+            floor_proc = start_floor(floor_port, figures)
+            floor_url = f"http://127.0.0.1:{floor_port}"
         if args.warmup > 0:
             asyncio.run(concurrent(base_url, pages, args.sessions, args.warmup, args.interval))
+            if floor_proc is not None:
+                asyncio.run(concurrent(floor_url, pages, args.sessions, args.warmup,
+                                       args.interval, floor=True))
         if not args.no_steady:
-            with Sampler(pids) as sampler:
-                stats = asyncio.run(concurrent(base_url, pages, args.sessions, args.duration,
-                                               args.interval))
-            rows.append(summarise("steady", stats, sampler))
+            best: dict[str, dict] = {}
+            for _ in range(max(args.repeat, 1)):
+                targets = [("steady", base_url, pids, False)]
+                if floor_proc is not None:
+                    targets.append(("floor: figures only", floor_url, [floor_proc.pid], True))
+                for name, url, server_pids, is_floor in targets:
+                    window = Window(server_pids)
+                    with Sampler(server_pids) as sampler:
+                        stats = asyncio.run(concurrent(url, pages, args.sessions, args.duration,
+                                                       args.interval, floor=is_floor,
+                                                       window=window))
+                    row = summarise(name, stats, sampler, window)
+                    rows.append(row)
+                    cost = row.get("server_cpu_ms_per_run", math.inf)
+                    if cost == cost and cost < best.get(name, {}).get("server_cpu_ms_per_run",
+                                                                       math.inf):
+                        best[name] = row
+            if floor_proc is not None and len(best) == 2:
+                ours, bare = best["steady"], best["floor: figures only"]
+                rows.append({
+                    "scenario": f"rlviz against the floor (best of {max(args.repeat, 1)})",
+                    "rlviz_cpu_ms_per_run": ours["server_cpu_ms_per_run"],
+                    "floor_cpu_ms_per_run": bare["server_cpu_ms_per_run"],
+                    "ratio": ours["server_cpu_ms_per_run"] / bare["server_cpu_ms_per_run"],
+                    "rlviz_p50_ms": ours["p50_ms"], "floor_p50_ms": bare["p50_ms"],
+                    "rlviz_p95_ms": ours["p95_ms"], "floor_p95_ms": bare["p95_ms"],
+                })
         if args.explore:
             with Sampler(pids) as sampler:
                 stats = asyncio.run(concurrent(base_url, pages, args.sessions, args.duration,
@@ -497,6 +633,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             row["threads_after"] = sum(proc_status(p)[1] for p in pids)
             rows.append(row)
     finally:
+        if floor_proc is not None:
+            stop_server(floor_proc)
         if proc is not None:
             stop_server(proc)
         if cls is not None:
@@ -525,7 +663,7 @@ def rss_growth(base_url: str, pages: Sequence[str], pids: Sequence[int], reruns:
 
     async def drive() -> None:
         rngs = [random.Random(i) for i in range(len(stats))]
-        sessions = [Session(base_url, s.page, s) for s in stats]
+        sessions = [Session(base_url, s.page, "", s) for s in stats]
         for session in sessions:
             await session.__aenter__()
         try:

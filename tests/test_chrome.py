@@ -531,3 +531,48 @@ def test_png_export_falls_back_to_a_one_off_browser(monkeypatch):
     monkeypatch.setattr(export._RENDERER, "png", broken)
     png = export.figure_png(go.Figure(go.Bar(x=["a", "b"], y=[1, 2])))
     assert png.startswith(PNG_MAGIC)
+
+
+def test_cached_figures_are_kept_in_the_form_they_are_sent_in():
+    """A shared figure is sent as the same JSON, with its arrays encoded once, not per rerun."""
+    import numpy as np
+    import plotly.graph_objects as go
+    import plotly.io as pio
+    import plotly.tools
+
+    from rlviz.ui.chrome import _sendable
+
+    rng = np.random.default_rng(0)
+    fig = go.Figure([go.Heatmap(z=rng.normal(size=(4, 5))),
+                     go.Scatter(x=np.arange(6), y=rng.normal(size=6), text=["a"] * 6)])
+    fig.frames = [go.Frame(data=[go.Scatter(y=rng.normal(size=6))], name="1")]
+
+    def sent(f):  # what st.plotly_chart puts on the wire
+        return pio.to_json(plotly.tools.return_figure_from_figure_or_data(f, True),
+                           validate=False)
+
+    one, (two, three), named = _sendable(fig), _sendable((fig, fig)), _sendable({"f": fig})
+    assert sent(one) == sent(two) == sent(three) == sent(named["f"]) == sent(fig)
+    assert isinstance(fig.data[0].z, np.ndarray)  # the builder's own figure is left as it was
+    assert _sendable(3) == 3 and _sendable(("a", fig))[0] == "a"
+
+
+def test_a_cached_function_is_decorated_once_and_computes_with_this_runs_function():
+    from rlviz.ui.chrome import _reused
+
+    made = []
+
+    def make(fn):
+        made.append(fn)
+        return fn
+
+    def page_run(offset):  # a page script's run: its function, defined afresh
+        def compute(x):
+            return x + offset
+
+        return _reused(compute, ("test",), make)
+
+    first = page_run(1)
+    again = page_run(10)
+    assert again is first and len(made) == 1  # the wrapper is made once
+    assert again(1) == 11  # and calls the function of the latest run on this thread

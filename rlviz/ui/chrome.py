@@ -68,6 +68,43 @@ FRIENDLY_ERROR = (
 )
 
 
+_WRAPPED: dict[tuple, Callable] = {}
+"""Cached functions already made, by the code of the page function and the decorator's options.
+
+A page script runs afresh on every rerun, so its decorators run again each time, and making a
+Streamlit cached function reads and tokenises the function's source (about a third of a
+millisecond each). The wrapper is made once per process instead; see ``_reused``."""
+_WRAPPED_LOCK = threading.Lock()
+_THIS_RUN = threading.local()
+"""The page functions defined by the script run on this thread, by code object."""
+
+
+def _reused(fn: Callable, options: tuple, make: Callable[[Callable], Callable]) -> Callable:
+    """The cached wrapper of ``fn``, made by ``make`` on the first run and reused afterwards.
+
+    The wrapper calls the function that this thread's run defined (its own globals and
+    closure), so a rerun computes exactly what a fresh wrapper would; only the decorating is
+    saved. The cache itself is Streamlit's, keyed by the function's source as always.
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return make(fn)
+    current = _THIS_RUN.__dict__.setdefault("functions", {})
+    current[code] = fn
+    key = (code, *options)
+    wrapped = _WRAPPED.get(key)
+    if wrapped is None:
+        first = fn
+
+        @functools.wraps(fn)
+        def latest(*args: Any, **kwargs: Any) -> Any:
+            return getattr(_THIS_RUN, "functions", {}).get(code, first)(*args, **kwargs)
+
+        with _WRAPPED_LOCK:
+            wrapped = _WRAPPED.setdefault(key, make(latest))
+    return wrapped
+
+
 def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
     """``st.cache_data`` with the app's bounded policy: a page's compute is cached by its inputs.
 
@@ -78,7 +115,7 @@ def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
     """
     label = show_spinner if isinstance(show_spinner, str) else "Computing…"
 
-    def decorate(fn: Callable) -> Callable:
+    def make(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def compute(*args: Any, **kwargs: Any) -> Any:
             if show_spinner is False:
@@ -87,6 +124,9 @@ def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
                 return fn(*args, **kwargs)
 
         return st.cache_data(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)(compute)
+
+    def decorate(fn: Callable) -> Callable:
+        return _reused(fn, ("data", max_entries, show_spinner), make)
 
     return decorate
 
@@ -120,7 +160,38 @@ def cached_figures(max_entries: int = 32):
     each view once and every session shares it. Shared means read-only: show the figure with
     ``ui.chart`` and never change it afterwards.
     """
-    return st.cache_resource(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
+    keep = st.cache_resource(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
+
+    def make(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def build(*args: Any, **kwargs: Any) -> Any:
+            return _sendable(fn(*args, **kwargs))
+
+        return keep(build)
+
+    def decorate(fn: Callable) -> Callable:
+        return _reused(fn, ("resource", max_entries), make)
+
+    return decorate
+
+
+def _sendable(result: Any) -> Any:
+    """A builder's figures (alone, or in a tuple, list or dict) in the form they are sent in.
+
+    ``st.plotly_chart`` turns a figure into a dict on every rerun, base64-encoding each numpy
+    array on the way (most of what a chart costs a rerun). The figure rebuilt from that dict
+    holds the encoded arrays already, so later reruns only copy them; it draws the same: its
+    JSON is the same, character for character.
+    """
+    if isinstance(result, go.Figure):
+        return go.Figure(result.to_dict())
+    if isinstance(result, tuple) and not hasattr(result, "_fields"):
+        return tuple(_sendable(x) for x in result)
+    if isinstance(result, list):
+        return [_sendable(x) for x in result]
+    if isinstance(result, dict):
+        return {k: _sendable(v) for k, v in result.items()}
+    return result
 
 
 def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> None:

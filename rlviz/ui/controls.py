@@ -560,11 +560,17 @@ class Table(Control):
         if state.get(f"{key}.last") != current or f"{key}.base" not in state:
             state[f"{key}.base"] = current
             state[f"{key}.version"] = state.get(f"{key}.version", 0) + 1
-        base = pd.DataFrame({  # typed columns, so an empty table still has checkbox columns
-            c.name: pd.Series(state[f"{key}.base"][c.name],
-                              dtype=bool if c.kind == "bool" else float)
-            for c in self.columns
-        })
+        version = state[f"{key}.version"]
+        made = state.get(f"{key}.frame")
+        if made is None or made[0] != version:
+            # Built once per base, not on every rerun (the editor copies it before editing).
+            frame = pd.DataFrame({  # typed columns, so an empty table has checkbox columns
+                c.name: pd.Series(state[f"{key}.base"][c.name],
+                                  dtype=bool if c.kind == "bool" else float)
+                for c in self.columns
+            })
+            made = state[f"{key}.frame"] = (version, frame)
+        base = made[1]
         config = {
             c.name: (
                 st.column_config.CheckboxColumn(c.label, help=c.help, default=False)
@@ -574,7 +580,7 @@ class Table(Control):
             for c in self.columns
         }
         edited = st.data_editor(
-            base, key=f"{key}.editor.{state[f'{key}.version']}", num_rows="dynamic",
+            base, key=f"{key}.editor.{version}", num_rows="dynamic",
             column_config=config, hide_index=False, disabled=self.disabled,
             height=self.height if self.height is not None else "auto",
         )

@@ -36,7 +36,18 @@ def build() -> dict[str, list]:
     return sections
 
 
+NAVIGATION = "_rlviz.navigation"
+"""Session-state key: this session's ``st.Page`` objects, built on its first run.
+
+Building them resolves and checks every page's path and icon (a few milliseconds for all the
+pages, on every rerun). They are kept per session, not shared: ``st.navigation`` marks the page
+it picks as runnable on the object itself, and sessions run at the same time."""
+
+
 def route() -> None:
     """Declare the navigation and run the current page."""
     st.set_page_config(page_title="rlviz", layout="wide")  # each page sets its title and icon
-    st.navigation(build(), position="top").run()
+    sections = st.session_state.get(NAVIGATION)
+    if sections is None:
+        sections = st.session_state[NAVIGATION] = build()
+    st.navigation(sections, position="top").run()
