@@ -181,7 +181,7 @@ class Session:
         try:
             await asyncio.wait_for(self._finished.wait(), RUN_TIMEOUT)
         except TimeoutError:
-            self.stats.failures.append(f"no answer within {RUN_TIMEOUT:.0f} s")
+            self.stats.failures.append(f"no answer within {RUN_TIMEOUT:g} s")
             return float("nan")
         if self._status not in (FINISHED.FINISHED_SUCCESSFULLY,):
             if not self.stats.failures:
@@ -522,6 +522,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--pid", type=int, action="append", default=[],
                     help="server process id(s) to sample RSS/threads from (with --url)")
     ap.add_argument("--sessions", type=int, default=20)
+    ap.add_argument("--run-timeout", type=float, default=RUN_TIMEOUT,
+                    help="seconds a session waits for a run before it counts as failed")
     ap.add_argument("--duration", type=float, default=60.0, help="seconds of steady load")
     ap.add_argument("--warmup", type=float, default=10.0,
                     help="seconds of the same load first, unmeasured (imports, caches)")
@@ -547,6 +549,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1,
                     help="steady rounds, alternating rlviz and the floor; the best of each counts")
     args = ap.parse_args(argv)
+    global RUN_TIMEOUT
+    RUN_TIMEOUT = args.run_timeout
     floor = args.floor if args.floor is not None else (not args.url and args.workers == 1)
 
     pages = available_pages() if args.pages == "all" else args.pages.split(",")

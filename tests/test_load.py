@@ -33,6 +33,12 @@ def run(coro):
         return pool.submit(asyncio.run, coro).result()
 
 
+@pytest.fixture(autouse=True)
+def patient_sessions(monkeypatch):
+    """Sessions driven from this process wait as long as the client processes do."""
+    monkeypatch.setattr(load, "RUN_TIMEOUT", 180.0)
+
+
 @pytest.fixture(scope="module")
 def server():
     port = free_port()
@@ -47,10 +53,12 @@ def client(url: str, pids: list[int], *args: str) -> list[dict]:
     Timing from inside this process would also time its garbage collector, whose pauses grow
     with everything the suite has loaded before; a fresh process measures only the server.
     """
-    cmd = [sys.executable, "-m", "benchmarks.load", "--url", url, *args]
+    # A cold page on a busy machine can take tens of seconds: the test is about failures and
+    # pile-ups, not latency, so a session waits as long as a patient person would.
+    cmd = [sys.executable, "-m", "benchmarks.load", "--url", url, "--run-timeout", "180", *args]
     for pid in pids:
         cmd += ["--pid", str(pid)]
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     assert rows, done.stdout[-3000:]
