@@ -34,6 +34,7 @@ Reference: Sutton & Barto (2018), *Reinforcement Learning: An Introduction*, 2nd
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -327,11 +328,16 @@ def sample_model(u_state, u_action, seen, n_seen, tried, n_tried, *, any_action)
     Returns:
         ``(states, actions)``, each ``[L, n]``.
     """
-    lanes = np.arange(len(seen))[:, None]
-    states = seen[lanes, (u_state * n_seen[:, None]).astype(np.int64)]
-    counts = np.where(any_action[:, None], tried.shape[2], n_tried[lanes, states])
+    n_lanes, n_cells, n_actions = tried.shape
+    lane = np.arange(n_lanes)[:, None] * n_cells  # where each lane's lists start, flat
+    states = seen.reshape(-1)[lane + (u_state * n_seen[:, None]).astype(np.int64)]
+    where = lane + states  # the state's row in each lane
+    counts = np.where(any_action[:, None], n_actions, n_tried.reshape(-1)[where])
     pick = (u_action * counts).astype(np.int64)
-    actions = np.where(any_action[:, None], pick, tried[lanes, states, np.minimum(pick, tried.shape[2] - 1)])
+    if not any_action.any():
+        return states, tried.reshape(-1)[where * n_actions + pick]
+    listed = tried.reshape(-1)[where * n_actions + np.minimum(pick, n_actions - 1)]
+    actions = np.where(any_action[:, None], pick, listed)
     return states, actions
 
 
@@ -355,15 +361,23 @@ def plan(q, s, a, r, s_next, *, alpha, gamma):
     """
     q = np.array(q, dtype=np.float64)
     lanes, n_cells, n_actions = q.shape
-    row = np.arange(lanes)[:, None] * n_cells
+    row = _lane_starts(lanes, n_cells)  # [L, 1] each lane's first row
     q_sa_at = ((row + s) * n_actions + a).T.copy()  # [n, L] where Q(S, A) sits in q.ravel()
     next_at = (row + s_next).T.copy()  # [n, L] the row of Q(S', ·)
-    r = np.ascontiguousarray(np.asarray(r, dtype=np.float64).T)
+    r = np.asarray(r, dtype=np.float64).T.copy()
     flat, by_row = q.reshape(-1), q.reshape(-1, n_actions)
     for k in range(len(q_sa_at)):
         at = q_sa_at[k]
         flat[at] = q_update(flat[at], r[k], by_row[next_at[k]], alpha=alpha, gamma=gamma)
     return q
+
+
+@functools.lru_cache(maxsize=64)
+def _lane_starts(lanes: int, n_cells: int) -> np.ndarray:
+    """``[L, 1]`` the first row of each lane's table, made once per size."""
+    out = (np.arange(lanes) * n_cells)[:, None]
+    out.setflags(write=False)
+    return out
 
 
 def greedy_mask(q) -> np.ndarray:
@@ -780,7 +794,7 @@ def run_dyna(
         offset = world.size * (t_lane[None, :] + np.arange(BLOCK)[:, None] >= change)  # [B, L]
         changes = _by_step(np.where(done, never, change - t_lane))
         lasts = _by_step(np.where(done, never, stop_at - 1 - t_lane))
-        check = 0 if episodes is None else int(
+        check = never if episodes is None else int(
             ((n_episodes - played[~done]).min() - 1) * least)  # no episode can end sooner
         log_pair = np.empty((BLOCK, lanes), dtype=np.int64)
         log_r = np.empty((BLOCK, lanes))
@@ -912,3 +926,264 @@ def _keep(final: _Tables, tab: _Tables, lanes: np.ndarray, *, visits_only: bool 
         names = ("visits",) if visits_only else ("q", "tried", "model_next", "visits")
         for name in names:
             getattr(final, name)[lanes] = getattr(tab, name)[lanes]
+
+
+# --------------------------------------------------------------------------- the page's studies
+SOURCE = "Sutton & Barto (2018)"
+BOOK_NS = (0, 5, 50)
+"""Figure 8.2's planning budgets."""
+BOOK_SETTINGS = dict(epsilon=0.1, alpha=0.1, gamma=0.95)
+"""Figure 8.2's ε, α and γ (the book's text beside it)."""
+CHANGES = {"blocking": (BLOCKING_MAZE, 1000, 3000), "shortcut": (SHORTCUT_MAZE, 3000, 6000)}
+"""Figures 8.4 and 8.5: the two layouts, the step at which the maze changes, the steps run."""
+
+
+@dataclass(frozen=True)
+class Known:
+    """One known answer: a live number against a textbook value or a derived identity."""
+
+    label: str
+    value: float | str
+    reference: float | str
+    tol: float = 0.0
+    source: str = ""
+    passed: bool | None = None
+    fmt: str = ".4g"
+
+
+@dataclass(frozen=True)
+class PlanningStudy:
+    """Figure 8.2's protocol on one maze: Dyna-Q with several planning budgets, paired dice."""
+
+    maze: Maze
+    results: dict[int, DynaResult]  # by n
+    walk: float  # expected length of the first episode (the random walk)
+    halfway: dict[int, tuple[np.ndarray, int, int]]  # n -> (Q [C, A], step, episode 2's length)
+
+    @property
+    def ns(self) -> tuple[int, ...]:
+        return tuple(self.results)
+
+    def mean_lengths(self, n: int) -> np.ndarray:
+        """``[N]`` mean steps of each episode over the runs that finished it."""
+        res = self.results[n]
+        played = np.arange(res.lengths.shape[2]) < res.played[0][:, None]
+        with np.errstate(invalid="ignore"):
+            return np.where(played, res.lengths[0], 0).sum(0) / played.sum(0)
+
+
+def planning_study(layout: str, *, ns=BOOK_NS, runs: int = 30, episodes: int = 50,
+                   epsilon: float = 0.1, alpha: float = 0.1, gamma: float = 0.95, seed: int = 0,
+                   progress=None) -> PlanningStudy:
+    """Dyna-Q with each ``n`` in ``ns`` on one maze (Sutton & Barto, Figure 8.2), and the greedy
+    policy of run 1 halfway through its second episode for the smallest and largest ``n``
+    (Figure 8.3).
+
+    Args:
+        layout: The maze as text.
+        ns: Planning budgets, distinct, at least one.
+        progress: Called with the fraction done after each budget, or None.
+    """
+    ns = tuple(sorted({int(n) for n in ns}))
+    if not ns:
+        raise InputError("choose at least one planning budget n")
+    m = maze(layout)
+    settings = dict(runs=runs, episodes=episodes, epsilon=epsilon, alpha=alpha, gamma=gamma,
+                    seed=seed)
+    results = {}
+    for k, n in enumerate(ns, start=1):
+        results[n] = run_dyna(m, n=n, **settings)
+        if progress is not None:
+            progress(k / len(ns))
+    halfway = {}
+    for n in sorted({ns[0], ns[-1]}):
+        halfway[n] = halfway_values(m, results[n], n=n, **{k: v for k, v in settings.items()
+                                                          if k not in ("runs", "episodes")})
+    return PlanningStudy(maze=m, results=results, walk=random_walk_steps(m.mdps[0]),
+                         halfway=halfway)
+
+
+def halfway_values(maze_: Maze, res: DynaResult, *, n: int, episode: int = 2, **settings):
+    """Run 1's action values halfway through an episode (Sutton & Barto, Figure 8.3).
+
+    The run is replayed alone (run 1 draws the same dice whatever the number of runs) and
+    stopped after the middle step of ``episode``.
+
+    Returns:
+        ``(Q [C, A], steps taken, that episode's length)``; ``Q`` at the end when run 1 never
+        finished that episode.
+    """
+    lengths = res.lengths[0, 0]
+    if res.played[0, 0] < episode:
+        return res.q[0, 0], int(res.steps_taken[0, 0]), 0
+    stop = int(lengths[: episode - 1].sum() + lengths[episode - 1] // 2)
+    alone = run_dyna(maze_, n=n, runs=1, episodes=episode, max_steps=stop, **settings)
+    return alone.q[0, 0], stop, int(lengths[episode - 1])
+
+
+@dataclass(frozen=True)
+class ChangingStudy:
+    """Dyna-Q and Dyna-Q+ on a maze that changes (Sutton & Barto, Figures 8.4 and 8.5)."""
+
+    maze: Maze
+    result: DynaResult
+    change_at: int
+
+    def gain_after(self) -> dict[str, float]:
+        """Mean reward each planner collected after the change."""
+        total = self.result.cumulative_reward()
+        before = total[:, :, self.change_at - 1] if self.change_at > 0 else 0.0
+        return {p: float((total[i, :, -1] - (before[i] if self.change_at > 0 else 0)).mean())
+                for i, p in enumerate(self.result.planners)}
+
+    def path_lengths(self) -> dict[str, np.ndarray]:
+        """``[R]`` moves of each run's final greedy path in the new maze (0: never arrives)."""
+        return {p: np.array([greedy_path_length(self.maze, self.result.q[i, r]) or 0
+                             for r in range(self.result.runs)])
+                for i, p in enumerate(self.result.planners)}
+
+
+def changing_study(before: str, after: str, *, change_at: int, steps: int, n: int = 10,
+                   kappa: float = 1e-3, runs: int = 10, epsilon: float = 0.1,
+                   alpha: float = 1.0, gamma: float = 0.95, seed: int = 0) -> ChangingStudy:
+    """Dyna-Q and Dyna-Q+ (paired dice) on a maze whose layout changes at step ``change_at``."""
+    if not 0 < change_at < steps:
+        raise InputError(f"the maze must change between step 1 and step {steps - 1}; "
+                         f"got {change_at}")
+    m = maze(before, after)
+    res = run_dyna(m, planners=PLANNERS, n=n, runs=runs, steps=steps, change_at=change_at,
+                   epsilon=epsilon, alpha=alpha, gamma=gamma, kappa=kappa, seed=seed)
+    return ChangingStudy(maze=m, result=res, change_at=change_at)
+
+
+def settled_at(mean_lengths: np.ndarray, *, slack: float = 1.25, last: int = 10) -> int | None:
+    """The first episode (from 1) after which the mean length stays within ``slack`` × its
+    level over the ``last`` episodes; None if there are too few episodes to say."""
+    mean_lengths = np.asarray(mean_lengths, dtype=np.float64)
+    if len(mean_lengths) < 2 * last or not np.isfinite(mean_lengths).all():
+        return None
+    level = mean_lengths[-last:].mean()
+    above = np.flatnonzero(mean_lengths > slack * level)
+    return 1 if above.size == 0 else int(above[-1]) + 2
+
+
+def whiteboard_gap(study: PlanningStudy, n: int, *, replays: int = 20, seed: int = 0) -> float:
+    """Largest gap between the whiteboard's Dyna-Q step and rlviz's, on this view's run 1.
+
+    From run 1's final values and model: one real step from S (the greedy action), then
+    ``replays`` transitions replayed from pairs it tried, through both.
+    """
+    from rlviz.interview.whiteboard import dyna as wb
+
+    m, res = study.maze, study.results[n]
+    q0 = res.q[0, 0]
+    pairs = np.argwhere(res.tried[0, 0])
+    rng = np.random.default_rng(seed)
+    chosen = pairs[rng.integers(len(pairs), size=replays)]
+    s = int(m.start[0])
+    a = int(q0[s].argmax())
+    r, s2 = float(m.reward[0, s, a]), int(m.next_cell[0, s, a])
+    model = {(int(c), int(b)): (float(m.reward[0, c, b]), int(res.model_next[0, 0, c, b]))
+             for c, b in pairs}
+    board = wb.dyna_q_step(q0.copy(), dict(model), s, a, r, s2, [tuple(p) for p in chosen],
+                           alpha=res.settings["alpha"], gamma=res.settings["gamma"])
+    mine = q0.copy()
+    mine[s, a] = q_update(mine[s, a], r, mine[s2], alpha=res.settings["alpha"],
+                          gamma=res.settings["gamma"])
+    model[(s, a)] = (r, s2)
+    ps, pa = chosen[:, 0][None], chosen[:, 1][None]
+    pr = np.array([[model[(int(c), int(b))][0] for c, b in chosen]])
+    pn = np.array([[model[(int(c), int(b))][1] for c, b in chosen]])
+    mine = plan(mine[None], ps, pa, pr, pn, alpha=res.settings["alpha"],
+                gamma=res.settings["gamma"])[0]
+    return float(np.abs(board - mine).max())
+
+
+def planning_known_answers(study: PlanningStudy) -> list[Known]:
+    """The Dyna maze's checks: value iteration, the random walk, td's Q-learning, the book."""
+    m, ns = study.maze, study.ns
+    first = {n: study.results[n].lengths[0, :, 0] for n in ns}
+    runs = len(first[ns[0]])
+    gamma = study.results[ns[0]].settings["gamma"]
+    mean_first = float(first[ns[0]].mean())
+    spread = float(first[ns[0]].std(ddof=1)) if runs > 1 else 0.0
+    from scipy.stats import t as student_t
+
+    half = float(student_t.ppf(0.975, runs - 1) * spread / np.sqrt(runs)) if runs > 1 else 0.0
+    book = m.layouts[0] == parse_layout(DYNA_MAZE)
+    out = [
+        Known("Shortest path from S to G (value iteration, rlviz.dp)", m.shortest[0],
+              14 if book else m.shortest[0], 0.0,
+              f"{SOURCE}, Figure 8.2 (its axis ends at 14 steps)" if book else
+              "this maze: −V*(S) with −1 per move"),
+        Known("First episode: the same walk for every n (largest difference in steps, any run)",
+              float(max(np.abs(first[n] - first[ns[0]]).max() for n in ns)), 0.0, 0.0,
+              f"{SOURCE}, Figure 8.2: 'exactly the same … for all values of n'"),
+        Known(f"First episode: mean steps over {runs} runs vs the random walk's expectation",
+              mean_first, study.walk, max(half, 1e-9),
+              "(I − P)m = 1 for the uniform walk (every Q = 0); the book reports "
+              "'about 1700' for its runs", fmt=".1f"),
+    ]
+    if 0 in ns:
+        res0 = study.results[0]
+        k_runs, k_eps = min(res0.runs, 5), min(res0.lengths.shape[2], 10)
+        ref = td.run_control(
+            m.mdps[0], algorithm="q_learning", episodes=k_eps, runs=k_runs,
+            epsilon=res0.settings["epsilon"], alpha=res0.settings["alpha"], gamma=gamma,
+            seed=res0.settings["seed"], max_steps=res0.settings["max_steps"],
+            max_total_steps=res0.settings["max_steps"])
+        same = np.array_equal(ref.lengths, res0.lengths[0, :k_runs, :k_eps])
+        out.append(Known(f"n = 0 is rlviz.td's Q-learning: same episode lengths ({k_runs} runs "
+                         f"× {k_eps} episodes, same seed)", "identical" if same else "differ",
+                         "identical", passed=same, source="Sutton & Barto (2018), §8.2"))
+    settle = {n: settled_at(study.mean_lengths(n)) for n in ns}
+    if None not in settle.values() and len(ns) > 1:
+        order = [settle[n] for n in ns]
+        out.append(Known(
+            "Episodes until the curve settles (within 25% of its last 10): " + ", ".join(
+                f"n = {n}" for n in ns),
+            ", ".join(str(s) for s in order), "fewer as n grows (book: about 25, 5 and 3 "
+            "for n = 0, 5, 50)", passed=all(a >= b for a, b in zip(order, order[1:],
+                                                                 strict=False))
+            and order[0] > order[-1], source=f"{SOURCE}, §8.2, the text on Figure 8.2"))
+    top = ns[-1]
+    q_start = float(study.results[top].q[0, :, m.start[0]].max(axis=1).mean())
+    optimum = gamma ** (m.shortest[0] - 1)
+    out.append(Known(f"n = {top}: learned max_a Q(S, a), mean over runs, vs V*(S) = "
+                     f"γ^(d−1)", q_start, optimum, 0.05 * optimum,
+                     "Bellman optimality: reward 1 after d moves", fmt=".4f"))
+    out.append(Known("Whiteboard version equals rlviz on this view (one real step and 20 "
+                     "replays from run 1's model): largest gap", whiteboard_gap(study, top),
+                     0.0, 1e-12, "rlviz.interview.whiteboard.dyna"))
+    return out
+
+
+def changing_known_answers(study: ChangingStudy, which: str) -> list[Known]:
+    """The changing maze's checks: value iteration before and after, and the book's result."""
+    m = study.maze
+    book = which in CHANGES and tuple(m.layouts) == tuple(parse_layout(x)
+                                                          for x in CHANGES[which][0])
+    figure = {"blocking": "Figure 8.4", "shortcut": "Figure 8.5"}.get(which, "")
+    out = [Known("Shortest path before → after the change (value iteration, rlviz.dp)",
+                 f"{m.shortest[0]} → {m.shortest[1]}",
+                 {"blocking": "10 → 16", "shortcut": "16 → 10"}[which] if book else
+                 f"{m.shortest[0]} → {m.shortest[1]}",
+                 passed=True if not book else (m.shortest == ((10, 16) if which == "blocking"
+                                                              else (16, 10))),
+                 source=f"{SOURCE}, {figure} (the two layouts)" if book else "this maze")]
+    gain = study.gain_after()
+    if "dyna_q" in gain and "dyna_q_plus" in gain:
+        out.append(Known("Reward collected after the change: Dyna-Q+ vs Dyna-Q (mean over runs)",
+                         f"{gain['dyna_q_plus']:.1f} vs {gain['dyna_q']:.1f}",
+                         "Dyna-Q+ more", passed=gain["dyna_q_plus"] > gain["dyna_q"],
+                         source=f"{SOURCE}, {figure or 'Figures 8.4–8.5'}"))
+    paths = study.path_lengths()
+    best = m.shortest[1]
+    share = {p: float((v == best).mean()) for p, v in paths.items()}
+    if which == "shortcut" and book:
+        out.append(Known("Runs whose final greedy path takes the shortcut: Dyna-Q+ vs Dyna-Q",
+                         f"{share['dyna_q_plus']:.0%} vs {share['dyna_q']:.0%}",
+                         "Dyna-Q 'never switched to the shortcut'",
+                         passed=share["dyna_q_plus"] > share["dyna_q"],
+                         source=f"{SOURCE}, Example 8.3"))
+    return out

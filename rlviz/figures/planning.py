@@ -1,0 +1,206 @@
+"""Figures of the Dyna page: steps per episode by planning budget, the greedy policy part-way
+through an episode, cumulative reward when the maze changes, and the learned model on the maze."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from rlviz import planning, td
+from rlviz.figures.grid import grid_figure
+from rlviz.figures.theme import INK, MUTED, SEQUENTIAL, color, figure, hex_to_rgba
+
+__all__ = [
+    "LABELS",
+    "cumulative_figure",
+    "episodes_frame",
+    "model_figure",
+    "n_color",
+    "n_label",
+    "policy_figure",
+    "rewards_frame",
+    "steps_figure",
+]
+
+LABELS = {"dyna_q": "Dyna-Q", "dyna_q_plus": "Dyna-Q+"}
+PLANNER_COLORS = {"dyna_q": "#1c7ed6", "dyna_q_plus": "#c2255c"}
+N_COLORS = {0: color("q_learning"), 1: "#0c8599", 5: "#2b8a3e", 10: "#7048e8", 20: "#e67700",
+            50: PLANNER_COLORS["dyna_q"]}
+STALE = "#e03131"
+BAND_ALPHA = 0.18
+
+
+def n_label(n: int) -> str:
+    """How a planning budget is named on the page."""
+    return "n = 0 (Q-learning)" if n == 0 else f"n = {n}"
+
+
+def n_color(n: int) -> str:
+    """One colour per planning budget; n = 0 is Q-learning's colour everywhere."""
+    return N_COLORS.get(n, color(f"n{n}"))
+
+
+def _band(fig: go.Figure, x, curve: td.Curve, c: str, name: str) -> None:
+    fig.add_trace(go.Scatter(
+        x=np.concatenate([x, x[::-1]]), y=np.concatenate([curve.high, curve.low[::-1]]),
+        fill="toself", fillcolor=hex_to_rgba(c, BAND_ALPHA), line=dict(width=0),
+        hoverinfo="skip", showlegend=False, name=f"{name} 95% band",
+    ))
+
+
+def steps_figure(results: Mapping[int, planning.DynaResult], shortest: int) -> go.Figure:
+    """Steps per episode for each planning budget, episodes 2 on (Sutton & Barto, Figure 8.2).
+
+    Mean over runs with a 95% band. The first episode is left off, as in the book: it is the
+    same random walk for every ``n`` and would flatten the rest.
+    """
+    fig = figure(xaxis_title="episode", yaxis_title="steps per episode", hovermode="x unified",
+                 height=430)
+    top = shortest
+    for n, res in results.items():
+        lengths = res.lengths[0].astype(np.float64)
+        lengths[np.arange(lengths.shape[1]) >= res.played[0][:, None]] = np.nan
+        curve = td.learning_curve(lengths)
+        x = np.arange(1, lengths.shape[1] + 1)[1:]
+        curve = td.Curve(curve.mean[1:], curve.low[1:], curve.high[1:])
+        seen = ~np.isnan(curve.mean)
+        if not seen.any():
+            continue
+        x, curve = x[seen], td.Curve(curve.mean[seen], curve.low[seen], curve.high[seen])
+        c = n_color(n)
+        if res.runs > 1:
+            _band(fig, x, curve, c, n_label(n))
+        fig.add_trace(go.Scatter(x=x, y=curve.mean, mode="lines", line=dict(color=c, width=2.4),
+                                 name=n_label(n), hovertemplate="%{y:.1f}"))
+        top = max(top, float(np.nanmax(curve.high)))
+    fig.add_hline(y=shortest, line=dict(color=INK, dash="dash", width=1.3),
+                  annotation=dict(text=f"shortest path: {shortest} steps",
+                                  font=dict(color=INK, size=12)),
+                  annotation_position="top right")
+    fig.update_yaxes(range=[0, top * 1.05], rangemode="tozero")
+    fig.update_xaxes(range=[1.5, max(r.lengths.shape[2] for r in results.values()) + 0.5])
+    return fig
+
+
+def _states(maze: planning.Maze, world: int) -> np.ndarray:
+    """``[S]`` the cell of each state of one world's model (its non-wall cells, row by row)."""
+    grid = maze.mdps[world].grid
+    return grid.cells[:, 0] * maze.shape[1] + grid.cells[:, 1]
+
+
+def policy_figure(maze: planning.Maze, q: np.ndarray, *, title: str,
+                  zmax: float | None = None) -> go.Figure:
+    """The greedy action in each cell, no arrow where every action value is equal (Figure 8.3).
+
+    Cells are coloured by ``max_a Q(s, a)``.
+    """
+    cells = _states(maze, 0)
+    q_s = np.asarray(q)[cells]
+    value = q_s.max(axis=1)
+    top = zmax if zmax is not None else max(float(value.max()), 1e-9)
+    fig = grid_figure(maze.mdps[0].grid, values=value, policy=planning.greedy_mask(q_s),
+                      title=title, value_label="max Q", colorscale=SEQUENTIAL,
+                      zrange=(0.0, top), annotate=False)
+    return fig
+
+
+def cumulative_figure(res: planning.DynaResult, change_at: int) -> go.Figure:
+    """Cumulative reward against time steps, mean over runs with a 95% band (Figures 8.4, 8.5)."""
+    fig = figure(xaxis_title="time steps", yaxis_title="cumulative reward", hovermode="x unified",
+                 height=430)
+    total = res.cumulative_reward()  # [P, R, T]
+    steps = total.shape[2]
+    stride = max(steps // 600, 1)  # a point every few steps is plenty on screen
+    x = np.arange(1, steps + 1)[stride - 1::stride]
+    for p, name in enumerate(res.planners):
+        curve = td.learning_curve(total[p][:, stride - 1::stride])
+        c = PLANNER_COLORS[name]
+        if res.runs > 1:
+            _band(fig, x, curve, c, LABELS[name])
+        fig.add_trace(go.Scatter(x=x, y=curve.mean, mode="lines", line=dict(color=c, width=2.4),
+                                 name=LABELS[name], hovertemplate="%{y:.1f}"))
+    fig.add_vline(x=change_at, line=dict(color=INK, dash="dash", width=1.3),
+                  annotation=dict(text="the maze changes", font=dict(color=INK, size=12)),
+                  annotation_position="top left")
+    fig.update_xaxes(range=[0, steps])
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def model_figure(maze: planning.Maze, res: planning.DynaResult, planner: str, *,
+                 run: int = 0) -> go.Figure:
+    """What one run's model believes at the end, drawn on the maze after the change.
+
+    Cells are coloured by how often the agent stood there. A line joins a cell to where the
+    model says an action leads; a tried move into a wall is a short stub. Red: the model is
+    out of date (it disagrees with the maze as it is now).
+    """
+    p = res.index(planner)
+    world = maze.n_worlds - 1
+    cells = _states(maze, world)
+    visits = res.visits[p, run][cells].astype(np.float64)
+    fig = grid_figure(maze.mdps[world].grid, values=visits, colorscale=SEQUENTIAL,
+                      zrange=(0.0, max(float(visits.max()), 1.0)), value_label="visits",
+                      annotate=False, title=f"{LABELS[planner]}: its model at the end (run "
+                      f"{run + 1})")
+    n_cols = maze.shape[1]
+    tried = res.tried[p, run]
+    believed = res.model_next[p, run]
+    truth = maze.next_cell[world]
+    good: tuple[list, list] = ([], [])
+    stale: tuple[list, list] = ([], [])
+    for c, a in zip(*np.nonzero(tried & maze.floor[world][:, None]), strict=True):
+        r0, c0 = divmod(int(c), n_cols)
+        r1, c1 = divmod(int(believed[c, a]), n_cols)
+        if (r1, c1) == (r0, c0):  # the model says: a wall (stay put)
+            dr, dc = planning_deltas()[a]
+            r1, c1 = r0 + 0.32 * dr, c0 + 0.32 * dc
+        else:
+            r1, c1 = r0 + 0.78 * (r1 - r0), c0 + 0.78 * (c1 - c0)
+        xs, ys = stale if believed[c, a] != truth[c, a] else good
+        xs += [c0, c1, None]
+        ys += [r0, r1, None]
+    fig.add_trace(go.Scatter(x=good[0], y=good[1], mode="lines",
+                             line=dict(color=MUTED, width=1.2), hoverinfo="skip",
+                             name="known move, still true"))
+    fig.add_trace(go.Scatter(x=stale[0], y=stale[1], mode="lines",
+                             line=dict(color=STALE, width=3.4), hoverinfo="skip",
+                             name="known move, out of date"))
+    fig.update_layout(showlegend=True, legend=dict(y=-0.02, yanchor="top", orientation="h"),
+                      margin=dict(b=40))
+    return fig
+
+
+def planning_deltas() -> np.ndarray:
+    """``[A, 2]`` (d_row, d_col) of each action."""
+    from rlviz.envs import ACTION_DELTAS
+
+    return ACTION_DELTAS
+
+
+def episodes_frame(results: Mapping[int, planning.DynaResult]) -> pd.DataFrame:
+    """Every run's episode lengths, one row per (n, run, episode)."""
+    frames = []
+    for n, res in results.items():
+        runs, episodes = res.lengths.shape[1:]
+        frames.append(pd.DataFrame({
+            "n": n, "run": np.repeat(np.arange(1, runs + 1), episodes),
+            "episode": np.tile(np.arange(1, episodes + 1), runs),
+            "steps": res.lengths[0].ravel(),
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def rewards_frame(res: planning.DynaResult, every: int = 10) -> pd.DataFrame:
+    """Mean cumulative reward of each planner every ``every`` steps, with its 95% band."""
+    total = res.cumulative_reward()
+    steps = np.arange(every, total.shape[2] + 1, every)
+    out = {"step": steps}
+    for p, name in enumerate(res.planners):
+        curve = td.learning_curve(total[p][:, steps - 1])
+        out[f"{name}_mean"], out[f"{name}_low"], out[f"{name}_high"] = (
+            curve.mean, curve.low, curve.high)
+    return pd.DataFrame(out)
