@@ -958,7 +958,8 @@ class PlanningStudy:
     maze: Maze
     results: dict[int, DynaResult]  # by n
     walk: float  # expected length of the first episode (the random walk)
-    halfway: dict[int, tuple[np.ndarray, int, int]]  # n -> (Q [C, A], step, episode 2's length)
+    halfway: dict[int, tuple[np.ndarray, int, int]]  # n -> (Q [C, A], steps into episode 2,
+    # its length)
 
     @property
     def ns(self) -> tuple[int, ...]:
@@ -1010,15 +1011,16 @@ def halfway_values(maze_: Maze, res: DynaResult, *, n: int, episode: int = 2, **
     stopped after the middle step of ``episode``.
 
     Returns:
-        ``(Q [C, A], steps taken, that episode's length)``; ``Q`` at the end when run 1 never
-        finished that episode.
+        ``(Q [C, A], steps into that episode, its length)``; the final ``Q`` (and 0, 0) when
+        run 1 never finished that episode.
     """
     lengths = res.lengths[0, 0]
     if res.played[0, 0] < episode:
-        return res.q[0, 0], int(res.steps_taken[0, 0]), 0
-    stop = int(lengths[: episode - 1].sum() + lengths[episode - 1] // 2)
+        return res.q[0, 0], 0, 0
+    into = int(lengths[episode - 1] // 2)
+    stop = int(lengths[: episode - 1].sum()) + into
     alone = run_dyna(maze_, n=n, runs=1, episodes=episode, max_steps=stop, **settings)
-    return alone.q[0, 0], stop, int(lengths[episode - 1])
+    return alone.q[0, 0], into, int(lengths[episode - 1])
 
 
 @dataclass(frozen=True)

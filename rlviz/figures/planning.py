@@ -204,3 +204,98 @@ def rewards_frame(res: planning.DynaResult, every: int = 10) -> pd.DataFrame:
         out[f"{name}_mean"], out[f"{name}_low"], out[f"{name}_high"] = (
             curve.mean, curve.low, curve.high)
     return pd.DataFrame(out)
+
+
+FIGURES = {"blocking": "Figure 8.4", "shortcut": "Figure 8.5"}
+EQUATIONS = [
+    ("(d) Direct RL: one-step Q-learning on the real transition (S, A, R, S′)",
+     r"Q(S, A) \leftarrow Q(S, A) + \alpha\big[R + \gamma \max_a Q(S', a) - Q(S, A)\big]"),
+    ("(e) Model learning: a deterministic world, so the model is a table of what happened",
+     r"\mathrm{Model}(S, A) \leftarrow (R, S')"),
+    ("(f) Planning, n times per real step: a remembered state and an action taken there, "
+     "replayed through the same update",
+     r"S \sim \mathrm{observed},\ A \sim \mathrm{tried}(S),\ (R, S') = \mathrm{Model}(S, A):"
+     r"\quad Q(S, A) \leftarrow Q(S, A) + \alpha\big[R + \gamma \max_a Q(S', a) - "
+     r"Q(S, A)\big]"),
+    ("The first episode: while every Q is 0, ε-greedy with random ties is the uniform random "
+     "walk; its expected length m(S) solves, over the non-goal states,",
+     r"m(s) = 1 + \tfrac{1}{4}\sum_{a} m\big(s'(s, a)\big), \qquad m(G) = 0"),
+    ("Dyna-Q+: a replayed move untried for τ real steps earns a bonus (any action may be "
+     "replayed; an untried one as 'stay, reward 0')",
+     r"\tilde R = R + \kappa \sqrt{\tau}"),
+    ("Bands: the t-interval of the mean over R runs",
+     r"\bar x \pm t_{0.975,\,R-1}\, s / \sqrt{R}"),
+]
+
+
+def grid_before(maze: planning.Maze) -> go.Figure:
+    """The maze before the change (its first world)."""
+    return grid_figure(maze.mdps[0].grid, title="Before the change", annotate=False)
+
+
+def steps_caption(study: planning.PlanningStudy) -> str:
+    """What the steps-per-episode chart shows, in numbers."""
+    ns = study.ns
+    first = study.results[ns[0]].lengths[0, :, 0]
+    late = ", ".join(
+        f"{figs_n(n)} {np.nanmean(study.mean_lengths(n)[-10:]):.1f}" for n in ns)
+    text = (f"Episode 1, left off: {first.mean():.0f} steps on average, the same walk for "
+            f"every n (expected {study.walk:.0f}). Last 10 episodes: {late} steps (shortest "
+            f"{study.maze.shortest[0]}; ε-greedy keeps exploring). Each real step costs "
+            "1 + n updates.")
+    early = {n: int(study.results[n].stopped_early.sum()) for n in ns}
+    if any(early.values()):
+        cut = ", ".join(f"{figs_n(n)}: {k}" for n, k in early.items() if k)
+        res = study.results[ns[0]]
+        text += (f" Runs that used up their budget ({res.settings['max_steps']:,} steps, "
+                 f"{res.settings['max_updates']:,} updates after the first reward) before "
+                 f"their last episode: {cut}; their unfinished episodes are left out.")
+    return text
+
+
+def figs_n(n: int) -> str:
+    return f"n = {n}:"
+
+
+def halfway_caption(study: planning.PlanningStudy) -> str:
+    """How far the value has spread in each policy of Figure 8.3."""
+    parts = []
+    for n, (q, into, length) in study.halfway.items():
+        cells = figs_cells(study.maze)
+        arrows = int(planning.greedy_mask(np.asarray(q)[cells]).any(axis=1).sum())
+        if length:
+            parts.append(f"{figs_n(n)} arrows in {arrows} of {len(cells)} cells")
+        else:
+            parts.append(f"{figs_n(n)} run 1 never finished episode 2 ({arrows} arrows)")
+    return ("Cells whose values are no longer all equal, halfway through episode 2: "
+            + "; ".join(parts) + ".")
+
+
+def figs_cells(maze: planning.Maze) -> np.ndarray:
+    return _states(maze, 0)
+
+
+def changing_caption(study: planning.ChangingStudy) -> str:
+    """Reward after the change and the routes the agents ended on."""
+    gain = study.gain_after()
+    paths = study.path_lengths()
+    best = study.maze.shortest[1]
+    parts = []
+    for name in study.result.planners:
+        share = float((paths[name] == best).mean())
+        parts.append(f"{LABELS[name]} collected {gain[name]:.1f} after the change, and "
+                     f"{share:.0%} of its runs end on a shortest route ({best} moves)")
+    return (f"The maze changes at step {study.change_at:,} of {study.result.rewards.shape[2]:,}. "
+            + "; ".join(parts) + ".")
+
+
+def model_caption(study: planning.ChangingStudy) -> str:
+    """How many moves of run 1's model are out of date, per planner."""
+    m, res = study.maze, study.result
+    truth = m.next_cell[-1]
+    parts = []
+    for p, name in enumerate(res.planners):
+        known = res.tried[p, 0] & m.floor[-1][:, None]
+        stale = int((known & (res.model_next[p, 0] != truth)).sum())
+        parts.append(f"{LABELS[name]} knows {int(known.sum())} moves, {stale} out of date")
+    return "Run 1's model at the end: " + "; ".join(parts) + "."
