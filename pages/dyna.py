@@ -65,16 +65,15 @@ def dyna_figures(args):
 @ui.cached_figures()
 def changing_figures(args):
     study = changing(*args)
-    m = study.maze
-    before = figs.grid_before(m)
-    return (figs.cumulative_figure(study.result, study.change_at), before,
-            {p: figs.model_figure(m, study.result, p) for p in study.result.planners})
+    return (figs.cumulative_figure(study.result, study.change_at),
+            {p: figs.model_figure(study.maze, study.result, p) for p in study.result.planners})
 
 
 def dyna_view(page, p):
     q = page.controls([ui.Section("Dyna maze (Figures 8.2 and 8.3)", expanded=True, controls=[
         ui.MultiChoice(name="ns", label="Planning steps n per real step (up to 3)", options=NS,
-                       value=list(pl.BOOK_NS), max_selections=3, labels=figs.n_label),
+                       value=list(pl.BOOK_NS), max_selections=3, labels=figs.n_short,
+                       help="n = 0 is one-step Q-learning: no planning."),
         ui.IntSlider(name="episodes", label="Episodes per run", min=20, max=50, value=50,
                      step=5, scales_work=True),
         ui.IntSlider(name="runs", label="Independent runs", min=2, max=30, value=30,
@@ -152,16 +151,14 @@ def changing_view(page, p, which):
     args = (q[f"{prefix}_before"], q[f"{prefix}_after"], which, q.n, q.kappa, q.c_runs,
             p.epsilon, q.c_alpha, p.gamma, p.seed)
     study = changing(*args)
-    fig_reward, fig_before, models = changing_figures(args)
+    fig_reward, models = changing_figures(args)
 
     page.section(f"Cumulative reward ({figs.FIGURES[which]})")
     ui.chart(fig_reward, key="dyna.cumulative")
     st.caption(figs.changing_caption(study))
-    page.section("The maze before the change, and each agent's model at the end")
-    cols = st.columns(3, gap="small")
-    with cols[0]:
-        ui.chart(fig_before, key="dyna.before")
-    for col, (name, fig) in zip(cols[1:], models.items(), strict=True):
+    page.section("What each agent's model believes at the end")
+    cols = st.columns(len(models), gap="medium")
+    for col, (name, fig) in zip(cols, models.items(), strict=True):
         with col:
             ui.chart(fig, key=f"dyna.model.{name}")
     st.caption(figs.model_caption(study))
@@ -169,9 +166,10 @@ def changing_view(page, p, which):
         "**Curve:** reward collected so far (one per visit to G), mean over the runs with a "
         "95% band; a steeper line is a shorter route. Both agents share their dice, run by "
         "run.  \n"
-        "**Mazes:** left, the world before the change; right, the world after it, coloured by "
-        "how often each agent stood in a cell, with a line for every move its model knows. A "
-        "red line is a move the model still remembers from the old world.  \n"
+        "**Mazes:** the world after the change (dotted orange: the cells the change opened "
+        "or walled up), shaded by how often the agent stood in each cell, with a line for "
+        "every move its model knows (a stub: a move into a wall). A red line is a move the "
+        "model still remembers from the old world.  \n"
         "**Why Dyna-Q+ wins:** Dyna-Q plans with what it saw. Its model is wrong only where "
         "it has not looked since the change, and its greedy policy never sends it to look. "
         "Dyna-Q+ adds κ√τ to the reward of a replayed move untried for τ steps, so long-"
@@ -188,7 +186,7 @@ def changing_view(page, p, which):
     page.equations(figs.EQUATIONS)
     page.source(pl.q_update, pl.exploration_bonus, pl.sample_model, pl.plan, pl.run_dyna)
     page.export(
-        figures={"cumulative_reward": fig_reward, "maze_before": fig_before,
+        figures={"cumulative_reward": fig_reward,
                  **{f"model_{name}": fig for name, fig in models.items()}},
         data=lambda: {"cumulative_reward": figs.rewards_frame(study.result)},
     )

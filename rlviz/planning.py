@@ -640,7 +640,7 @@ def _first_walk(maze_: Maze, streams, lane_run, walking, limit: int, change: int
         for i in range(block):
             world = int(t + i >= change)
             if t + i == change:  # the world changes under the lanes still walking
-                away = ~maze_.floor[1, cur] | maze_.terminal[1, cur]
+                away = ~maze_.floor[1, cur] | maze_.terminal[1, cur] | (t + i == 0)
                 cur = np.where(away, maze_.start[1], cur)
             j = cur * n_actions + actions[i]
             if world_reward[world, j].any():
@@ -803,7 +803,8 @@ def run_dyna(
             if i in changes:  # the new world: off a wall or a goal, and its own start
                 ls = changes[i]
                 c = row[ls] - lane_cells[ls]
-                away = ~maze_.floor[1, c] | maze_.terminal[1, c] | fresh[ls]
+                starting = log_end[i - 1, ls] if i else fresh[ls]  # an episode begins now
+                away = ~maze_.floor[1, c] | maze_.terminal[1, c] | starting
                 row[ls] = np.where(away, lane_cells[ls] + maze_.start[1], row[ls])
             q_rows = q.reshape(-1, n_actions)
             q_s = q_rows[row]
@@ -815,7 +816,9 @@ def run_dyna(
             # (d) direct RL. A goal's values stay 0 (nobody acts there): no terminal mask needed.
             flat[sa] = q_update(flat[sa], r, q_rows[s2], alpha=alpha_v, gamma=gamma_v)
             log_pair[i], log_r[i], log_end[i] = sa, r, world.ends[here]
-            if n:  # (e) model learning, then (f) planning: n replayed transitions
+            if not n:  # Q-learning: the model is kept only to be shown
+                tab.model_next.reshape(-1)[sa] = s2 - lane_cells
+            else:  # (e) model learning, then (f) planning: n replayed transitions
                 t_next = t_lane + (i + 1)
                 _learn_model(tab, sa, s2 - lane_cells, r, t_next, bonus)
                 ps, pa = sample_model(draws[i, ..., 0], draws[i, ..., 1], tab.seen, tab.n_seen,
@@ -868,7 +871,7 @@ def run_dyna(
         tab.tried.reshape(-1)[pairs] = True
         np.add.at(tab.visits.reshape(-1), pairs // n_actions, 1)
         _keep(final, tab, np.flatnonzero(done & (final_t > t_lane) & (final_t <= t_lane + used)),
-              visits_only=True)
+              names=("visits",) if n else ("visits", "tried"))  # what only the log fills in
         t_lane = t_lane + used
 
     shape = (len(planners), runs)
@@ -920,10 +923,10 @@ def _rank_within(groups: np.ndarray) -> np.ndarray:
     return np.arange(groups.size) - np.repeat(starts, np.diff(np.r_[starts, groups.size]))
 
 
-def _keep(final: _Tables, tab: _Tables, lanes: np.ndarray, *, visits_only: bool = False) -> None:
+def _keep(final: _Tables, tab: _Tables, lanes: np.ndarray,
+          names: tuple[str, ...] = ("q", "tried", "model_next", "visits")) -> None:
     """Copy the finished ``lanes``' learners into ``final`` (the lanes go on idling)."""
     if lanes.size:
-        names = ("visits",) if visits_only else ("q", "tried", "model_next", "visits")
         for name in names:
             getattr(final, name)[lanes] = getattr(tab, name)[lanes]
 

@@ -19,6 +19,7 @@ __all__ = [
     "episodes_frame",
     "model_figure",
     "n_color",
+    "n_short",
     "n_label",
     "policy_figure",
     "rewards_frame",
@@ -36,6 +37,11 @@ BAND_ALPHA = 0.18
 def n_label(n: int) -> str:
     """How a planning budget is named on the page."""
     return "n = 0 (Q-learning)" if n == 0 else f"n = {n}"
+
+
+def n_short(n: int) -> str:
+    """A planning budget in a control: short enough for a chip."""
+    return f"n = {n}"
 
 
 def n_color(n: int) -> str:
@@ -91,6 +97,26 @@ def _states(maze: planning.Maze, world: int) -> np.ndarray:
     return grid.cells[:, 0] * maze.shape[1] + grid.cells[:, 1]
 
 
+def _bigger_arrows(fig: go.Figure, scale: float = 1.3) -> go.Figure:
+    """Lengthen and thicken the policy arrows of a grid figure, for a small maze on a page."""
+    for trace in fig.data:
+        if trace.name != "greedy action" or not trace.x:
+            continue
+        xs, ys = list(trace.x), list(trace.y)
+        for k in range(0, len(xs), 3):  # each arrow is (tail, tip, gap)
+            xs[k + 1] = xs[k] + scale * (xs[k + 1] - xs[k])
+            ys[k + 1] = ys[k] + scale * (ys[k + 1] - ys[k])
+        trace.update(x=xs, y=ys, line=dict(width=2.2),
+                     marker=dict(size=[1.5 * m for m in trace.marker.size]))
+    return fig
+
+
+def _grid_height(maze: planning.Maze, width: int = 430) -> int:
+    """A height that fits the grid in a column ``width`` pixels wide, with room for a title."""
+    rows, cols = maze.shape
+    return int(np.clip(70 + (width - 110) * rows / cols, 200, 520))
+
+
 def policy_figure(maze: planning.Maze, q: np.ndarray, *, title: str,
                   zmax: float | None = None) -> go.Figure:
     """The greedy action in each cell, no arrow where every action value is equal (Figure 8.3).
@@ -103,8 +129,10 @@ def policy_figure(maze: planning.Maze, q: np.ndarray, *, title: str,
     top = zmax if zmax is not None else max(float(value.max()), 1e-9)
     fig = grid_figure(maze.mdps[0].grid, values=value, policy=planning.greedy_mask(q_s),
                       title=title, value_label="max Q", colorscale=SEQUENTIAL,
-                      zrange=(0.0, top), annotate=False)
-    return fig
+                      zrange=(0.0, top), annotate=False, height=_grid_height(maze))
+    fig.update_traces(colorbar=dict(len=0.8, thickness=10), selector=dict(type="heatmap"))
+    fig.update_layout(title=dict(font=dict(size=14)))
+    return _bigger_arrows(fig)
 
 
 def cumulative_figure(res: planning.DynaResult, change_at: int) -> go.Figure:
@@ -134,43 +162,57 @@ def model_figure(maze: planning.Maze, res: planning.DynaResult, planner: str, *,
                  run: int = 0) -> go.Figure:
     """What one run's model believes at the end, drawn on the maze after the change.
 
-    Cells are coloured by how often the agent stood there. A line joins a cell to where the
-    model says an action leads; a tried move into a wall is a short stub. Red: the model is
-    out of date (it disagrees with the maze as it is now).
+    Cells are shaded by how often the agent stood there; cells the change opened or walled up
+    are outlined. A line joins a cell to where the model says an action leads; a tried move
+    into a wall is a short stub. Red: the model is out of date (it disagrees with the maze as
+    it is now).
     """
     p = res.index(planner)
     world = maze.n_worlds - 1
     cells = _states(maze, world)
     visits = res.visits[p, run][cells].astype(np.float64)
+    top = max(float(np.quantile(visits, 0.9)), 1.0)
     fig = grid_figure(maze.mdps[world].grid, values=visits, colorscale=SEQUENTIAL,
-                      zrange=(0.0, max(float(visits.max()), 1.0)), value_label="visits",
-                      annotate=False, title=f"{LABELS[planner]}: its model at the end (run "
-                      f"{run + 1})")
+                      zrange=(0.0, top), value_label="visits", annotate=False,
+                      title=f"{LABELS[planner]}: its model at the end (run {run + 1})",
+                      height=_grid_height(maze) + 40)
+    fig.update_traces(colorbar=dict(len=0.7, thickness=10), opacity=0.75,
+                      selector=dict(type="heatmap", name="visits"))
     n_cols = maze.shape[1]
+    if maze.n_worlds > 1:  # outline the cells the change opened or closed
+        for c in np.flatnonzero(maze.floor[0] != maze.floor[1]):
+            r0, c0 = divmod(int(c), n_cols)
+            fig.add_shape(type="rect", x0=c0 - 0.46, x1=c0 + 0.46, y0=r0 - 0.46, y1=r0 + 0.46,
+                          line=dict(color="#e67700", width=2.5, dash="dot"))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="changed cell",
+                                 marker=dict(symbol="square-open", size=12, color="#e67700")))
     tried = res.tried[p, run]
     believed = res.model_next[p, run]
     truth = maze.next_cell[world]
     good: tuple[list, list] = ([], [])
     stale: tuple[list, list] = ([], [])
+    deltas = planning_deltas()
     for c, a in zip(*np.nonzero(tried & maze.floor[world][:, None]), strict=True):
         r0, c0 = divmod(int(c), n_cols)
         r1, c1 = divmod(int(believed[c, a]), n_cols)
         if (r1, c1) == (r0, c0):  # the model says: a wall (stay put)
-            dr, dc = planning_deltas()[a]
-            r1, c1 = r0 + 0.32 * dr, c0 + 0.32 * dc
+            dr, dc = deltas[a]
+            r1, c1 = r0 + 0.3 * dr, c0 + 0.3 * dc
         else:
-            r1, c1 = r0 + 0.78 * (r1 - r0), c0 + 0.78 * (c1 - c0)
+            r1, c1 = r0 + 0.8 * (r1 - r0), c0 + 0.8 * (c1 - c0)
         xs, ys = stale if believed[c, a] != truth[c, a] else good
         xs += [c0, c1, None]
         ys += [r0, r1, None]
     fig.add_trace(go.Scatter(x=good[0], y=good[1], mode="lines",
-                             line=dict(color=MUTED, width=1.2), hoverinfo="skip",
-                             name="known move, still true"))
-    fig.add_trace(go.Scatter(x=stale[0], y=stale[1], mode="lines",
-                             line=dict(color=STALE, width=3.4), hoverinfo="skip",
-                             name="known move, out of date"))
-    fig.update_layout(showlegend=True, legend=dict(y=-0.02, yanchor="top", orientation="h"),
-                      margin=dict(b=40))
+                             line=dict(color=INK, width=1.1), opacity=0.45, hoverinfo="skip",
+                             name="move the model knows"))
+    fig.add_trace(go.Scatter(x=stale[0], y=stale[1], mode="lines+markers",
+                             line=dict(color=STALE, width=4),
+                             marker=dict(size=[0, 11, 0] * (len(stale[0]) // 3),
+                                         symbol="x", color=STALE),
+                             hoverinfo="skip", name="out of date"))
+    fig.update_layout(showlegend=True, title=dict(font=dict(size=14)),
+                      legend=dict(y=-0.02, yanchor="top", orientation="h"), margin=dict(b=40))
     return fig
 
 
@@ -226,11 +268,6 @@ EQUATIONS = [
     ("Bands: the t-interval of the mean over R runs",
      r"\bar x \pm t_{0.975,\,R-1}\, s / \sqrt{R}"),
 ]
-
-
-def grid_before(maze: planning.Maze) -> go.Figure:
-    """The maze before the change (its first world)."""
-    return grid_figure(maze.mdps[0].grid, title="Before the change", annotate=False)
 
 
 def steps_caption(study: planning.PlanningStudy) -> str:
