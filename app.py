@@ -1,14 +1,15 @@
 """rlviz: an interactive explorer of reinforcement-learning algorithms.
 
-Run with ``streamlit run app.py``. This file only routes; every page lives in ``pages/``.
+Run with ``streamlit run app.py``. Streamlit finds the ``st.App`` below and serves it: the
+heavy libraries are loaded when the server starts (``rlviz.ui.launch.lifespan``), and every
+session runs the router script, which draws the navigation and the current page from ``pages/``.
 """
-
-import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and in order)
 
 import streamlit as st
 
-from rlviz.ui import navigation
+from rlviz.ui import launch
 
-st.set_page_config(page_title="rlviz", page_icon=":material/insights:", layout="wide")
-navigation.mark_routed()
-st.navigation(navigation.build(), expanded=True).run()
+app = st.App(launch.ROUTER, lifespan=launch.lifespan)
+
+if __name__ == "__main__":  # run as a Streamlit script itself (AppTest): route in place
+    launch.route()

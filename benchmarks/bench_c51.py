@@ -7,6 +7,9 @@ from benchmarks import case, page_rerun
 from rlviz import distributional as dist
 from rlviz.figures import distributional as figs
 
+# Timed as the app runs torch: one intra-op thread (rlviz.ui.chrome._one_torch_thread).
+torch.set_num_threads(1)
+
 BATCH, ATOMS, GAMMA = 4096, 51, 0.99
 SUPPORT = dist.make_support(-10.0, 10.0, ATOMS)
 

@@ -1,9 +1,13 @@
 """CQL page: default trainings (every α in one batch), the worst capped case, the warm rerun."""
 
 import numpy as np
+import torch
 
 from benchmarks import case, page_rerun
 from rlviz import offline
+
+# Timed as the app runs torch: one intra-op thread (rlviz.ui.chrome._one_torch_thread).
+torch.set_num_threads(1)
 
 _PROBLEM = offline.one_state_problem()
 _DATA = offline.sample_one_state(_PROBLEM, 500, np.random.default_rng(0))

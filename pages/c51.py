@@ -87,16 +87,16 @@ with ui.page("c51", intro=INTRO) as page:
                    f"{sum(weights):.6g} and were divided by that sum so p sums to one.")
 
     (m0, v0), (mt, vt), (m1, v1) = w.before, w.target, w.after
-    cols = st.columns(6)
-    cols[0].metric("Mean of p", f"{m0:.4f}")
-    cols[1].metric("Target mean r + γ·E[p]", f"{mt:.4f}")
-    cols[2].metric("Projected mean", f"{m1:.4f}", "= target" if abs(m1 - mt) < 1e-9 else
-                   f"{m1 - mt:+.4f} (clipped)", delta_color="off", delta_arrow="off")
-    cols[3].metric("Variance of p", f"{v0:.4f}")
-    cols[4].metric("Target variance γ²·Var[p]", f"{vt:.4f}")
-    cols[5].metric("Projected variance", f"{v1:.4f}", f"{v1 - vt:+.4f} vs target",
-                   delta_color="off", delta_arrow="off",
-                   help=f"The split adds Δz²·Σ p·(u − b)(b − l) = {w.split_variance:.4g}.")
+    means, variances = st.columns(3), st.columns(3)  # two rows, so no label is cut short
+    means[0].metric("Mean of p", f"{m0:.4f}")
+    means[1].metric("Target mean r + γ·E[p]", f"{mt:.4f}")
+    means[2].metric("Projected mean", f"{m1:.4f}", "= target" if abs(m1 - mt) < 1e-9 else
+                    f"{m1 - mt:+.4f} (clipped)", delta_color="off", delta_arrow="off")
+    variances[0].metric("Variance of p", f"{v0:.4f}")
+    variances[1].metric("Target variance γ²·Var[p]", f"{vt:.4f}")
+    variances[2].metric("Projected variance", f"{v1:.4f}", f"{v1 - vt:+.4f} vs target",
+                        delta_color="off", delta_arrow="off",
+                        help=f"The split adds Δz²·Σ p·(u − b)(b − l) = {w.split_variance:.4g}.")
 
     default_atom = int(w.source.argmax())
     j = page.controls([ui.IntSlider(

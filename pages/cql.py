@@ -63,8 +63,9 @@ def view_figures(one, args, i, alpha_txt):
         behaviour=res.behaviour_return, optimal=res.optimal_return, value_label=unit)
     figures["error_vs_alpha"] = figs.error_vs_alpha(
         res.training.alphas, *res.error_split(), chosen=i, truth_label="r" if one else "Q*")
-    figures["training"] = figs.training_curves(res.training, i, res.return_history,
-                                               value_label=unit)
+    for name, fig in figs.training_curves(res.training, i, res.return_history,
+                                          value_label=unit).items():
+        figures[f"training_{name}"] = fig
     return figures
 
 
@@ -143,7 +144,10 @@ with ui.page("cql", intro=INTRO) as page:
         ui.chart(figures["return_vs_alpha"], key="cql.fig.alpha")
     with right:
         ui.chart(figures["error_vs_alpha"], key="cql.fig.split")
-    ui.chart(figures["training"], key="cql.fig.training")
+    for place, name in zip(st.columns(3, gap="small"), ("return", "td_loss", "cql_gap"),
+                           strict=True):
+        with place:
+            ui.chart(figures[f"training_{name}"], key=f"cql.fig.training_{name}")
 
     if one:
         page.read_it(

@@ -21,7 +21,7 @@ with ui.page("home", heading="rlviz", intro=INTRO):
         for col, info in zip(row, pages[start : start + columns], strict=False):
             with col, st.container(border=True, height="stretch"):
                 if info.thumbnail.is_file():
-                    st.image(str(info.thumbnail), width="stretch")
+                    st.image(str(info.thumbnail), width="stretch", link=info.url_path)
                 st.caption(f"{SECTIONS.index(info.section) + 1:02d} · {info.section}")
                 st.page_link(str(info.file), label=f"**{info.title}**", icon=info.icon)
                 st.markdown(info.teaches)

@@ -84,11 +84,9 @@ with ui.page("mcts", intro=(
                            on_click=set_board, args=(ttt.click(b.board, i),), width="stretch",
                            help=f"{ttt.MOVE_NAMES[i]}: place the next mark, or clear it")
         st.caption("Click a cell to place the next mark (X moves first) or clear it. Presets:")
-        preset_cols = st.columns(2)
-        for k, preset in enumerate(PRESETS.values()):
-            preset_cols[k % 2].button(preset.label, key=page.key(f"preset.{preset.name}"),
-                                      on_click=set_board, args=(preset.board,), width="stretch",
-                                      help=preset.lesson)
+        for preset in PRESETS.values():
+            st.button(preset.label, key=page.key(f"preset.{preset.name}"), on_click=set_board,
+                      args=(preset.board,), width="stretch", help=preset.lesson)
 
     st.subheader("The search tree", anchor=False)
     it_key, end_key = page.key("iteration"), page.key("_end")
@@ -97,13 +95,12 @@ with ui.page("mcts", intro=(
         end = now == st.session_state.get(end_key)
         st.session_state[it_key] = p.simulations if end else min(now, p.simulations)
     st.session_state[end_key] = p.simulations
-    step_col, phase_col = st.columns([3, 2], vertical_alignment="bottom")
     v = page.controls([ui.IntSlider(name="iteration", label="Iteration to take apart", min=1,
                                     max=p.simulations, value=p.simulations)],
-                      container=step_col)
+                      container=st.container())
     ph = page.controls([ui.Choice(name="phase", label="Phase", options=list(figs.PHASES),
                                   value="backup", labels=figs.PHASE_LABELS, widget="segmented")],
-                       container=phase_col)
+                       container=st.container())
     prior = q.prior if p.rule == "puct" else "uniform"
     search = (b.board, p.simulations, p.c, p.rule, prior, q.seed)
     trace = run(*search)

@@ -1,5 +1,7 @@
 import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and in order)
 
+import math
+
 import pandas as pd
 import streamlit as st
 
@@ -16,6 +18,8 @@ INTRO = (
 LRS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0]
 MU = {"mu": [1.0, 0.5, 0.0, -0.5, -1.0]}
 VIEWS = {"heatmap": "Heatmap of L", "gradient": "Heatmap of ∂L/∂r", "3d": "3-D surface"}
+MINIBATCHES = [4, 8, 16, 32, 64, 128, 256]
+MAX_EPOCHS, MAX_STEPS = 50, 2000  # 2000 minibatch steps of the three runs take about a second
 
 
 @ui.cached(max_entries=64)
@@ -60,14 +64,33 @@ def value_chart(eps: float):
 
 
 with ui.page("ppo_clip", intro=INTRO) as page:
-    p = page.controls([
+    def clamp(name, most, top):
+        """Hold a control (or a link's value for it, up to ``top``) to a limit the others set."""
+        key = page.key(name)
+        try:
+            if most < float(st.session_state.get(key, st.query_params.get(name))) <= top:
+                st.session_state[key] = most
+        except (TypeError, ValueError):
+            pass
+
+    b = page.controls([
         ui.FloatSlider(name="eps", label="Clip range ε", min=0.05, max=0.5, value=0.2, step=0.01,
                        help="The trust region is 1 − ε ≤ r ≤ 1 + ε."),
         ui.SelectSlider(name="lr", label="Learning rate", options=LRS, value=0.05),
-        ui.IntSlider(name="epochs", label="Epochs on the batch", min=1, max=50, value=10),
-        ui.SelectSlider(name="minibatch", label="Minibatch size",
-                        options=[4, 8, 16, 32, 64, 128, 256],
-                        value=16),
+        ui.SelectSlider(name="batch", label="Batch size N", options=[16, 32, 64, 128, 256],
+                        value=64),
+    ])
+    clamp("minibatch", b.batch, MINIBATCHES[-1])
+    sizes = [m for m in MINIBATCHES if m <= b.batch]
+    m = page.controls([ui.SelectSlider(name="minibatch", label="Minibatch size", options=sizes,
+                                       value=min(16, b.batch), help="At most the batch size.")])
+    per_epoch = math.ceil(b.batch / m.minibatch)
+    most = min(MAX_EPOCHS, MAX_STEPS // per_epoch)
+    clamp("epochs", most, MAX_EPOCHS)
+    p = page.controls([
+        ui.IntSlider(name="epochs", label="Epochs on the batch", min=1, max=most, value=10,
+                     help=f"At most {most} here: {per_epoch} minibatch steps an epoch, and "
+                     f"a run takes at most {MAX_STEPS:,} steps."),
         ui.Toggle(name="norm", label="Normalise advantages", value=True,
                   help="Standardise the batch's advantages to mean 0, standard deviation 1."),
         ui.Seed(),
@@ -78,9 +101,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
             ui.SelectSlider(name="kl_target", label="KL target d_targ",
                             options=[0.003, 0.01, 0.03, 0.1], value=0.01),
         ]),
-        ui.Section("Batch and optimiser", [
-            ui.SelectSlider(name="batch", label="Batch size N", options=[16, 32, 64, 128, 256],
-                            value=64),
+        ui.Section("Rewards and optimiser", [
             ui.FloatSlider(name="noise", label="Reward noise σ", min=0.0, max=3.0, value=1.0,
                            step=0.1),
             ui.Choice(name="opt", label="Optimiser", options=["adam", "sgd"], value="adam",
@@ -88,6 +109,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
                       widget="radio"),
         ]),
     ])
+    p = ui.Params({**b, **m, **p})
     eps = round(p.eps, 2)
 
     page.section("The clipped objective L(r, A)")
@@ -119,9 +141,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
     with st.expander("The bandit: true mean reward μ(a) of each action (2 to 8 rows)"):
         table = page.controls([ui.Table(name="mu", label="", columns=[ui.TableColumn("mu", "μ(a)")],
                                         value=MU, max_rows=8)], container=st.container()).mu
-    minibatch = min(p.minibatch, p.batch)
-    if minibatch < p.minibatch:
-        st.caption(f"The minibatch size is capped at the batch size, {p.batch}.")
+    minibatch = p.minibatch
     settings = tuple(dict(
         batch_size=p.batch, epochs=p.epochs, minibatch_size=minibatch, lr=p.lr, epsilon=eps,
         beta=p.beta, adaptive_beta=p.adaptive, kl_target=p.kl_target,
@@ -197,7 +217,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
     ])
     page.equations([
         ("Probability ratio (Schulman et al., 2017, eq. 6)",
-         r"r_t(\theta)=\frac{\pi_\theta(a_t\mid s_t)}{\pi_{\theta_\text{old}}(a_t\mid s_t)},\qquad"
+         r"r_t(\theta)=\frac{\pi_\theta(a_t\mid s_t)}{\pi_{\theta_\text{old}}(a_t\mid s_t)},\qquad "
          r"L^{CPI}(\theta)=\hat{\mathbb{E}}_t\left[r_t(\theta)\,\hat A_t\right]"),
         ("Clipped surrogate (eq. 7)",
          r"L^{CLIP}(\theta)=\hat{\mathbb{E}}_t\left[\min\left(r_t\hat A_t,\;"

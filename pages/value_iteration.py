@@ -14,6 +14,7 @@ ALGORITHMS = {"policy_evaluation": "Evaluate the random policy",
               "value_iteration": "Value iteration", "policy_iteration": "Policy iteration"}
 SLIPS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 2 / 3, 0.8, 0.9, 1.0)
 THETAS = (1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1)
+MAX_EPISODES, MAX_EPISODE_STEPS = 4000, 1000
 GAMMAS = (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 1.0)
 CUSTOM = "S...#....\n.##.#.##.\n.#..H..#.\n.#.####.G\n...#....."
 INTRO = (
@@ -54,11 +55,22 @@ def solve(env, algorithm, slip, step, goal, gamma, theta, in_place, max_sweeps, 
     return mdp, trace, dp.compare_with_exact(mdp, trace)
 
 
-@ui.cached(max_entries=16)
-def by_gamma(env, algorithm, slip, step, goal, theta, max_sweeps, layout):
+@ui.cached(max_entries=128, show_spinner="Counting the sweeps each γ needs…")
+def sweeps_at(env, algorithm, slip, step, goal, theta, max_sweeps, layout, gamma):
     mdp = dp.make_problem(env, slip=slip, step_reward=step, goal_reward=goal, layout=layout)
-    return dp.sweeps_by_gamma(mdp, GAMMAS, algorithm=algorithm, theta=theta,
+    return dp.sweeps_by_gamma(mdp, (gamma,), algorithm=algorithm, theta=theta,
                               max_sweeps=max_sweeps)
+
+
+def by_gamma(*settings):
+    # One γ at a time: a rerun that interrupts the count keeps the γ already counted.
+    return dp.join_sweeps([sweeps_at(*settings, g) for g in GAMMAS])
+
+
+@ui.cached(max_entries=16)
+def episode_length(env, slip, step, goal, actions):
+    mdp = dp.make_problem(env, slip=slip, step_reward=step, goal_reward=goal)
+    return dp.expected_episode_length(mdp, actions, max_steps=MAX_EPISODE_STEPS)
 
 
 @ui.cached(max_entries=16, show_spinner="Playing episodes in gymnasium…")
@@ -108,9 +120,6 @@ with ui.page(SLUG, intro=INTRO) as page:
         ui.Section("Advanced", [
             ui.IntSlider(name="max_sweeps", label="Sweep limit", min=10, max=2000, value=1000,
                          step=10),
-            ui.IntSlider(name="episodes", label="Gymnasium episodes (FrozenLake check)",
-                         min=200, max=4000, value=2000, step=100),
-            ui.Seed(),
         ]),
     ])
     st.caption(problem.about)
@@ -157,13 +166,28 @@ with ui.page(SLUG, intro=INTRO) as page:
         else:
             page.read_it(READ_IT)
 
-    checks = []
+    checks, most = [], MAX_EPISODES
     if problem.frozen_lake:
-        page.section("Check in gymnasium: play the greedy policy")
         best, best_exact = (trace, exact) if p.algorithm != "policy_evaluation" else solve(
             top.env, "value_iteration", *settings[2:])[1:]
-        check = rollouts(top.env, p.slip, p.step_reward, p.goal_reward,
-                         tuple(best.greedy_actions.tolist()), p.gamma, p.episodes, p.seed)
+        actions = tuple(best.greedy_actions.tolist())
+        length = episode_length(top.env, p.slip, p.step_reward, p.goal_reward, actions)
+        most = dp.episodes_within_budget(length, most=MAX_EPISODES)  # what the check can play
+        key = page.key("episodes")
+        if st.session_state.get(key, 0) > most:
+            st.session_state[key] = most
+    g = page.controls([ui.Section("Gymnasium check (FrozenLake)", [
+        ui.IntSlider(name="episodes", label="Episodes to play", min=100, max=most,
+                     value=min(2000, most), step=100, disabled=not problem.frozen_lake,
+                     help=f"At most {most:,} here: the greedy policy's episodes last about "
+                     f"{length:.0f} steps, and a check plays at most "
+                     f"{dp.ROLLOUT_STEP_BUDGET:,} steps." if problem.frozen_lake else
+                     "Used by the FrozenLake environments only."),
+        ui.Seed(disabled=not problem.frozen_lake)], expanded=bool(problem.frozen_lake))])
+    if problem.frozen_lake:
+        page.section("Check in gymnasium: play the greedy policy")
+        check = rollouts(top.env, p.slip, p.step_reward, p.goal_reward, actions, p.gamma,
+                         g.episodes, g.seed)
         low, high = check.success_interval
         cols = st.columns(4)
         cols[0].metric("V*(start) by value iteration", f"{best.final_values[start]:.4f}")
@@ -173,16 +197,17 @@ with ui.page(SLUG, intro=INTRO) as page:
         cols[2].metric("Success rate", f"{check.success_rate:.1%}",
                        f"99%: {low:.1%} to {high:.1%}", delta_color="off", delta_arrow="off")
         cols[3].metric("Episodes cut off at 1000 steps", int(check.truncated.sum()))
-        if check.truncated.any() or check.episodes < p.episodes:
+        if check.truncated.any() or check.episodes < g.episodes:
             st.caption(f"{int(check.truncated.sum())} of {check.episodes} episodes hit the "
-                       "1000-step limit (and play stops after 300,000 steps in all): from some "
-                       "states this greedy policy wanders forever. With γ = 1 waiting costs "
-                       "nothing, so a policy greedy for V* may do just that: a reason to discount.")
+                       f"{MAX_EPISODE_STEPS}-step limit (and play stops after "
+                       f"{dp.ROLLOUT_STEP_BUDGET:,} steps in all): from some states this "
+                       "greedy policy wanders forever. With γ = 1 waiting costs nothing, so a "
+                       "policy greedy for V* may do just that: a reason to discount.")
         ui.chart(figs.rollout_figure(check, best.final_values[start]),
                  key=f"{SLUG}.chart.rollouts")
         if best_exact.exact is not None:
             checks.append(ui.Check(
-                f"{check.episodes} greedy episodes in gymnasium (seed {p.seed}): average "
+                f"{check.episodes} greedy episodes in gymnasium (seed {g.seed}): average "
                 "discounted return against the exact value of that policy",
                 value=check.mean_return, reference=float(best_exact.exact[start]),
                 tol=check.return_halfwidth + 1e-9, source="99% confidence interval"))

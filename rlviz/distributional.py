@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from rlviz.errors import InputError
+
 __all__ = [
     "SHAPES",
     "Projection",
@@ -67,17 +69,17 @@ def make_support(v_min: float, v_max: float, n_atoms: int) -> np.ndarray:
         ``[N]`` float64 atoms ``z_0 < … < z_{N-1}``.
 
     Raises:
-        ValueError: If a bound is not finite, ``V_min ≥ V_max`` or ``N < 2``.
+        InputError: If a bound is not finite, ``V_min ≥ V_max`` or ``N < 2``.
     """
     if not (math.isfinite(v_min) and math.isfinite(v_max)):
-        raise ValueError("V_min and V_max must be finite numbers.")
+        raise InputError("V_min and V_max must be finite numbers.")
     if v_min >= v_max:
-        raise ValueError(
+        raise InputError(
             f"V_min ({v_min:g}) must be below V_max ({v_max:g}): the support needs room for "
             "its atoms."
         )
     if int(n_atoms) != n_atoms or n_atoms < 2:
-        raise ValueError(
+        raise InputError(
             f"The support needs at least two atoms (got {n_atoms}): one atom cannot split "
             "mass between neighbours."
         )
@@ -401,25 +403,25 @@ def normalise_weights(weights: Sequence[float]) -> np.ndarray:
         ``[N]`` float64 probabilities summing to one.
 
     Raises:
-        ValueError: Naming the first empty/non-numeric cell, the first negative weight, or
+        InputError: Naming the first empty/non-numeric cell, the first negative weight, or
             saying that all weights are zero.
     """
     w = np.asarray(weights, dtype=np.float64).reshape(-1)
     bad = np.flatnonzero(~np.isfinite(w))
     if bad.size:
-        raise ValueError(
+        raise InputError(
             f"Weight {bad[0]} is empty or not a finite number; fill in every row with a "
             "number ≥ 0."
         )
     negative = np.flatnonzero(w < 0)
     if negative.size:
-        raise ValueError(
+        raise InputError(
             f"Weights cannot be negative: weight {negative[0]} is {w[negative[0]]:g}. "
             "Probabilities are never below zero."
         )
     total = float(w.sum())
     if total <= 0.0:
-        raise ValueError("All weights are zero, so they cannot be normalised to sum to one.")
+        raise InputError("All weights are zero, so they cannot be normalised to sum to one.")
     return w / total
 
 

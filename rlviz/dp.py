@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rlviz.mdp import TabularMDP, action_values, policy_value
+from rlviz.errors import InputError
+from rlviz.mdp import TabularMDP, action_values, policy_value, reaches_terminal
 
 __all__ = [
     "NOT_IMPROVED",
@@ -51,7 +52,10 @@ __all__ = [
     "SweepTrace",
     "compare_with_exact",
     "evaluation_error_bound",
+    "episodes_within_budget",
+    "expected_episode_length",
     "greedy_rollouts",
+    "join_sweeps",
     "make_problem",
     "policy_evaluation",
     "policy_iteration",
@@ -247,13 +251,13 @@ _max = np.maximum.reduce
 
 @dataclass(frozen=True, eq=False)
 class _Level:
-    """The states of one in-place level and their outcome tables."""
+    """The states of one in-place level and their outcome tables, outcomes and actions first."""
 
     states: np.ndarray  # [n] int
-    source: np.ndarray  # [n, A, K] int index into [V_k | V_{k+1}] (length 2S) of each successor
-    gamma_prob: np.ndarray  # [n, A, K]
-    reward: np.ndarray  # [n, A] expected reward
-    weights: np.ndarray | None  # [n, A] policy, or None for a max backup
+    source: np.ndarray  # [K, A, n] int index into [V_k | V_{k+1}] (length 2S) of each successor
+    gamma_prob: np.ndarray  # [K, A, n]
+    reward: np.ndarray  # [A, n] expected reward
+    weights: np.ndarray | None  # [A, n] policy, or None for a max backup
 
 
 def _levels(next_state: np.ndarray, prob: np.ndarray) -> np.ndarray:
@@ -295,16 +299,19 @@ class _Backup:
             bounds = np.flatnonzero(np.diff(level[order])) + 1
             groups = np.split(order, bounds)
             n_states = mdp.n_states
+            def outcomes_first(table: np.ndarray) -> np.ndarray:  # [n, A, K] -> [K, A, n]
+                return np.ascontiguousarray(table.transpose(2, 1, 0))
+
             levels = tuple(
                 _Level(
                     states=idx,
                     # A successor numbered below the state was updated earlier in this sweep:
                     # read it from the second half of the buffer, which holds V_{k+1}.
-                    source=mdp.next_state[idx]
-                    + n_states * (mdp.next_state[idx] < idx[:, None, None]),
-                    gamma_prob=gamma_prob[idx],
-                    reward=reward[idx],
-                    weights=None if weights is None else weights[idx],
+                    source=outcomes_first(mdp.next_state[idx]
+                                          + n_states * (mdp.next_state[idx] < idx[:, None, None])),
+                    gamma_prob=outcomes_first(gamma_prob[idx]),
+                    reward=np.ascontiguousarray(reward[idx].T),
+                    weights=None if weights is None else np.ascontiguousarray(weights[idx].T),
                 )
                 for idx in groups
             )
@@ -324,9 +331,11 @@ class _Backup:
         n_states = len(values)
         buffer = np.concatenate([values, values])  # [V_k | V_{k+1}, filled level by level]
         for lv in self.levels:
-            q = lv.reward + _sum(lv.gamma_prob * buffer[lv.source], axis=-1)
+            # Reductions over the first axis add whole rows: faster than over a short last
+            # axis, and the same numbers (both add x[0] + x[1] + ... in order).
+            q = lv.reward + _sum(lv.gamma_prob * buffer.take(lv.source), axis=0)  # [A, n]
             buffer[n_states + lv.states] = (
-                _max(q, axis=1) if lv.weights is None else _sum(lv.weights * q, axis=1)
+                _max(q, axis=0) if lv.weights is None else _sum(lv.weights * q, axis=0)
             )
         return buffer[n_states:]
 
@@ -381,7 +390,15 @@ def _last_change(greedy: np.ndarray) -> int:
 
 
 def _message(converged: bool, deltas: Sequence[float], gamma: float, theta: float,
-             max_sweeps: int, what: str) -> str:
+             max_sweeps: int, what: str, mdp: TabularMDP | None = None,
+             policy: np.ndarray | None = None) -> str:
+    """One sentence on how a run ended, and, when it stopped at the limit, the true reason.
+
+    With ``gamma = 1`` the reason is one of three: some state can never reach a terminal state
+    (under ``policy``, or under any action when it is None); every state can, but the values
+    still grow, because some loop collects reward forever; or the values are settling, only too
+    slowly for the budget.
+    """
     k = len(deltas)
     last = deltas[-1]
     if converged:
@@ -393,14 +410,37 @@ def _message(converged: bool, deltas: Sequence[float], gamma: float, theta: floa
         f"{what} stopped at the limit of {max_sweeps} sweeps without converging: the last "
         f"sweep still changed a value by {last:.3g} (θ = {theta:.3g})."
     )
-    if gamma >= 1.0:
+    if gamma < 1.0:
+        more = (math.ceil(math.log(theta / last) / math.log(gamma)) if gamma > 0 and last > 0
+                else 1)
+        return text + f" Each sweep shrinks the error by γ = {gamma:g} at least; about {more} " \
+            "more sweeps would do, so raise the sweep limit or θ."
+    stuck = None if mdp is None else ~reaches_terminal(mdp, policy)
+    if stuck is not None and stuck.any():
+        where = ("this policy" if policy is not None else "any sequence of moves")
         return text + (
-            " With γ = 1 the values settle only if every state reaches a terminal state; here "
-            "some never do, so their values keep drifting. Lower γ, or add a reachable goal."
+            f" With γ = 1 the values settle only if every state reaches a terminal state; "
+            f"under {where}, {int(stuck.sum())} state(s) never do, so their values keep "
+            "drifting. Lower γ, or add a goal they can reach."
         )
-    more = math.ceil(math.log(theta / last) / math.log(gamma)) if gamma > 0 and last > 0 else 1
-    return text + f" Each sweep shrinks the error by γ = {gamma:g} at least; about {more} more " \
-        "sweeps would do, so raise the sweep limit or θ."
+    window = deltas[-min(k, 50):]
+    rate = (window[-1] / window[0]) ** (1 / (len(window) - 1)) if (
+        len(window) > 1 and window[0] > 0 and window[-1] > 0) else 1.0
+    if mdp is not None and rate < 1.0:
+        more = math.ceil(math.log(theta / last) / math.log(rate))
+        return text + (
+            " Every state does reach a terminal state, so the values are settling, only "
+            f"slowly: each sweep now shrinks the change by a factor of about {rate:.6g}, so "
+            f"about {more:,} more sweeps would do. A larger θ, a smaller γ or a higher sweep "
+            "limit ends it sooner."
+        )
+    if mdp is not None:
+        return text + (
+            " Every state can reach a terminal state, yet the values keep growing: with γ = 1 "
+            "a loop that collects reward can be followed forever. Lower γ, or make such "
+            "loops cost something."
+        )
+    return text
 
 
 def _trace_fields(
@@ -470,14 +510,15 @@ def policy_evaluation(
     history.insert(0, np.zeros(mdp.n_states))
     try:
         exact = policy_value(mdp, pi, gamma)
-    except ValueError:
+    except InputError:  # gamma = 1 and the policy does not always end: no finite values
         exact = None
     fields = _trace_fields(mdp, backup, history, deltas, gamma=gamma)
     _freeze(fields["values"], fields["greedy"], fields["deltas"], fields["q"], pi, exact)
     return EvaluationTrace(
         algorithm="policy_evaluation", gamma=float(gamma), theta=float(theta),
         in_place=bool(in_place), max_sweeps=int(max_sweeps), converged=converged,
-        message=_message(converged, deltas, gamma, theta, max_sweeps, "Policy evaluation"),
+        message=_message(converged, deltas, gamma, theta, max_sweeps, "Policy evaluation",
+                         mdp, pi),
         policy=pi, exact=exact, **fields,
     )
 
@@ -525,7 +566,7 @@ def value_iteration(
     return SweepTrace(
         algorithm="value_iteration", gamma=float(gamma), theta=float(theta),
         in_place=bool(in_place), max_sweeps=int(max_sweeps), converged=converged,
-        message=_message(converged, deltas, gamma, theta, max_sweeps, "Value iteration"),
+        message=_message(converged, deltas, gamma, theta, max_sweeps, "Value iteration", mdp),
         **fields,
     )
 
@@ -542,6 +583,44 @@ def _improve(q: np.ndarray, current: np.ndarray, terminal: np.ndarray) -> np.nda
     out[np.arange(len(q)), action] = 1.0
     out[terminal] = current[terminal]  # nothing to choose where the episode has ended
     return out
+
+
+def _policy_cycles(mdp: TabularMDP, pi: np.ndarray, *, gamma: float, theta: float,
+                   in_place: bool, max_sweeps: int, record: bool = True):
+    """The evaluate-improve loop of ``policy_iteration`` (see there).
+
+    Returns:
+        ``(history, deltas, policies, starts, ends, changes, converged, policy)``; without
+        ``record`` the history holds only the final values.
+    """
+    v = np.zeros(mdp.n_states)
+    history = [v]
+    deltas: list[float] = []
+    policies, starts, ends, changes = [], [], [], []
+    converged = False
+    while len(deltas) < max_sweeps:
+        backup = _Backup.build(mdp, gamma, pi, in_place)
+        policies.append(pi)
+        starts.append(len(deltas))
+        sweeps, cycle_deltas, evaluated = _iterate(
+            backup, v, theta=theta, max_sweeps=max_sweeps - len(deltas), in_place=in_place,
+            record=record,
+        )
+        history = history + sweeps if record else sweeps
+        deltas += cycle_deltas
+        ends.append(len(deltas))
+        v = history[-1]
+        if not evaluated:
+            changes.append(NOT_IMPROVED)
+            break
+        new = _improve(action_values(mdp, v, gamma), pi, mdp.terminal)
+        changed = int((np.abs(new - pi).max(axis=1) > 0)[~mdp.terminal].sum())
+        changes.append(changed)
+        pi = new
+        if changed == 0:
+            converged = True
+            break
+    return history, deltas, policies, starts, ends, changes, converged, pi
 
 
 def policy_iteration(
@@ -580,32 +659,8 @@ def policy_iteration(
     """
     _check_common(mdp, gamma, theta, max_sweeps)
     pi = uniform_policy(mdp) if initial_policy is None else _check_policy(mdp, initial_policy)
-    v = np.zeros(mdp.n_states)
-    history = [v]
-    deltas: list[float] = []
-    policies, starts, ends, changes = [], [], [], []
-    converged = False
-    while len(deltas) < max_sweeps:
-        backup = _Backup.build(mdp, gamma, pi, in_place)
-        policies.append(pi)
-        starts.append(len(deltas))
-        sweeps, cycle_deltas, evaluated = _iterate(
-            backup, v, theta=theta, max_sweeps=max_sweeps - len(deltas), in_place=in_place
-        )
-        history += sweeps
-        deltas += cycle_deltas
-        ends.append(len(deltas))
-        v = history[-1]
-        if not evaluated:
-            changes.append(NOT_IMPROVED)
-            break
-        new = _improve(action_values(mdp, v, gamma), pi, mdp.terminal)
-        changed = int((np.abs(new - pi).max(axis=1) > 0)[~mdp.terminal].sum())
-        changes.append(changed)
-        pi = new
-        if changed == 0:
-            converged = True
-            break
+    history, deltas, policies, starts, ends, changes, converged, pi = _policy_cycles(
+        mdp, pi, gamma=gamma, theta=theta, in_place=in_place, max_sweeps=max_sweeps)
     fields = _trace_fields(mdp, _Backup.build(mdp, gamma, None, False), history, deltas,
                            gamma=gamma)
     cycles = len(ends)
@@ -615,7 +670,8 @@ def policy_iteration(
             f"({len(deltas)} evaluation sweeps): the last improvement changed no action."
         )
     else:
-        message = _message(False, deltas, gamma, theta, max_sweeps, "Policy iteration")
+        message = _message(False, deltas, gamma, theta, max_sweeps, "Policy iteration", mdp,
+                           policies[-1])
     arrays = dict(
         policies=np.stack(policies),
         cycle_start=np.asarray(starts, dtype=np.int64),
@@ -718,7 +774,7 @@ def evaluation_error_bound(
     )
     try:
         horizon = float(np.max(policy_value(unit, pi, gamma)))
-    except ValueError:
+    except InputError:
         horizon = math.inf
     bound = horizon * residual if residual > 0 else 0.0
     return ErrorBound(residual=residual, horizon=horizon, bound=bound)
@@ -769,7 +825,7 @@ def compare_with_exact(mdp: TabularMDP, trace: SweepTrace) -> ExactComparison:
         pi[np.arange(mdp.n_states), trace.greedy_actions] = 1.0
         try:
             exact = policy_value(mdp, pi, trace.gamma)
-        except ValueError:
+        except InputError:
             exact = None
     v = trace.final_values
     error = math.nan if exact is None else float(np.max(np.abs(v - exact)))
@@ -810,6 +866,25 @@ class GammaSweeps:
 
 
 ALGORITHMS = ("policy_evaluation", "value_iteration", "policy_iteration")
+
+
+def join_sweeps(parts: Sequence[GammaSweeps]) -> GammaSweeps:
+    """Counts made separately for some discount factors each, as one ``GammaSweeps``.
+
+    Args:
+        parts: Counts of the same solver, threshold and budget, in the order to show them.
+
+    Returns:
+        The counts side by side.
+    """
+    first = parts[0]
+    if any((p.algorithm, p.theta, p.max_sweeps) != (first.algorithm, first.theta,
+                                                       first.max_sweeps) for p in parts):
+        raise ValueError("the parts must come from the same solver, θ and sweep budget")
+    columns = ("gammas", "synchronous", "in_place", "policy_final", "bound", "converged")
+    return GammaSweeps(algorithm=first.algorithm, theta=first.theta,
+                       max_sweeps=first.max_sweeps,
+                       **{c: np.concatenate([getattr(p, c) for p in parts]) for c in columns})
 
 
 def _contraction_sweeps(gamma: float, first_delta: float, theta: float) -> float:
@@ -861,12 +936,14 @@ def sweeps_by_gamma(
     for g in map(float, gs):
         if algorithm == "policy_iteration":
             a = policy_iteration(mdp, gamma=g, theta=theta, max_sweeps=max_sweeps)
-            b = policy_iteration(mdp, gamma=g, theta=theta, max_sweeps=max_sweeps, in_place=True)
+            _, deltas_ip, *_, ok_ip, _ = _policy_cycles(
+                mdp, uniform_policy(mdp), gamma=g, theta=theta, in_place=True,
+                max_sweeps=max_sweeps, record=False)
             sync.append(a.n_sweeps)
-            inplace.append(b.n_sweeps)
+            inplace.append(len(deltas_ip))
             final.append(a.policy_last_changed)
             bound.append(math.nan)
-            conv.append((a.converged, b.converged))
+            conv.append((a.converged, ok_ip))
             continue
         backup = _Backup.build(mdp, g, pi, False)
         history, deltas, ok_sync = _iterate(
@@ -1016,7 +1093,8 @@ def make_problem(
         The model (FrozenLake is read from gymnasium's own environment).
 
     Raises:
-        ValueError: if the name is unknown, a setting is out of range or the layout is malformed.
+        ValueError: if the name is unknown or a setting is out of range.
+        InputError: if the custom layout is malformed or too large.
     """
     from rlviz.envs import from_gymnasium, gridworld, parse_layout
 
@@ -1042,7 +1120,7 @@ def make_problem(
         rows = parse_layout(layout if layout is not None else "")
         cells = len(rows) * len(rows[0])
         if cells > MAX_CUSTOM_CELLS:
-            raise ValueError(
+            raise InputError(
                 f"the layout has {len(rows)} × {len(rows[0])} = {cells} cells; this page solves "
                 f"layouts of at most {MAX_CUSTOM_CELLS} cells (for example 20 × 20)"
             )
@@ -1052,6 +1130,9 @@ def make_problem(
 
 
 # --------------------------------------------------------------------------- rollouts
+
+ROLLOUT_STEP_BUDGET = 150_000
+"""Steps a gymnasium check plays in all (about a second): no new episode starts after them."""
 
 Z_99 = 2.5758293035489004
 """Two-sided 99% quantile of the standard normal distribution."""
@@ -1115,6 +1196,57 @@ class RolloutCheck:
         return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def expected_episode_length(mdp: TabularMDP, actions: Sequence[int], *,
+                            max_steps: int = 1000) -> float:
+    """Expected number of steps of an episode of a deterministic policy, cut at ``max_steps``.
+
+    ``E[min(T, H)] = sum_{t < H} P(T > t)``: the start distribution is pushed through the
+    policy's transition matrix and the probability still outside the terminal states is added
+    up, step by step.
+
+    Args:
+        mdp: The model.
+        actions: ``[S]`` the action taken in each state.
+        max_steps: The cut ``H``.
+
+    Returns:
+        The expected length, in [0, max_steps].
+    """
+    a = np.asarray(actions, dtype=np.int64)
+    p_pi = np.zeros((mdp.n_states, mdp.n_states))
+    rows = np.arange(mdp.n_states)
+    np.add.at(p_pi, (rows[:, None], mdp.next_state[rows, a]), mdp.prob[rows, a])
+    live = ~mdp.terminal
+    d = np.where(live, mdp.start, 0.0)
+    total = 0.0
+    for _ in range(int(max_steps)):
+        mass = float(d.sum())
+        if mass < 1e-12:
+            break
+        total += mass
+        d = np.where(live, d @ p_pi, 0.0)
+    return total
+
+
+def episodes_within_budget(length: float, *, most: int = 4000, least: int = 200,
+                           step: int = 100, budget: int = ROLLOUT_STEP_BUDGET) -> int:
+    """How many episodes of about ``length`` steps fit in ``budget`` steps, in whole ``step``s.
+
+    Args:
+        length: Expected steps of an episode (``expected_episode_length``).
+        most: The largest answer.
+        least: The smallest answer (the budget's own cut-off stops play early when even this
+            many episodes do not fit).
+        step: The answer is a multiple of this.
+        budget: Steps to spend.
+
+    Returns:
+        The number of episodes.
+    """
+    fits = int(budget / max(length, 1.0)) // step * step
+    return max(least, min(most, fits))
+
+
 def greedy_rollouts(
     env_id: str,
     env_kwargs: dict,
@@ -1124,12 +1256,13 @@ def greedy_rollouts(
     episodes: int,
     seed: int,
     max_steps: int = 1000,
-    step_budget: int = 300_000,
+    step_budget: int = ROLLOUT_STEP_BUDGET,
 ) -> RolloutCheck:
     r"""Play a deterministic policy in gymnasium's own environment and record the returns.
 
-    The environment is made with ``gymnasium.make(env_id, max_episode_steps=max_steps,
-    **env_kwargs)`` and seeded once, at the first ``reset``; each episode's return is
+    The environment is made with ``gymnasium.make(env_id, **env_kwargs)``, each episode is
+    cut off after ``max_steps`` steps (as ``max_episode_steps`` would), and it is seeded once,
+    at the first ``reset``; each episode's return is
     :math:`G = \sum_t \gamma^t r_{t+1}`, whose average estimates ``v_pi(start)``.
 
     Args:
@@ -1155,7 +1288,10 @@ def greedy_rollouts(
         raise ValueError(f"gamma must be in [0, 1]; got {gamma}")
     if episodes < 1 or max_steps < 1 or step_budget < 1:
         raise ValueError("episodes, max_steps and step_budget must be at least 1")
-    env = gym.make(env_id, max_episode_steps=int(max_steps), **env_kwargs)
+    env = gym.make(env_id, **env_kwargs)
+    # Stepped without gymnasium's wrappers (time limit, order and API checks: they draw no
+    # randomness); the time limit is counted here, as TimeLimit counts it.
+    raw = env.unwrapped
     try:
         n_states = int(env.observation_space.n)
         policy = [int(a) for a in actions]
@@ -1180,10 +1316,11 @@ def greedy_rollouts(
                 state, _ = env.reset()
             ret, discount, steps = 0.0, 1.0, 0
             while True:
-                state, reward, done, cut, _ = env.step(policy[state])
+                state, reward, done, _, _ = raw.step(policy[state])
                 ret += discount * reward
                 discount *= gamma
                 steps += 1
+                cut = steps >= max_steps
                 if done or cut:
                     break
             returns[i] = ret

@@ -41,6 +41,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from rlviz.errors import InputError
 from rlviz.games.base import Game, GameTable, Solution
 
 __all__ = [
@@ -402,7 +403,7 @@ def search(
         raise ValueError(f"state must index the game's {table.n_states} positions; got {state}")
     state = int(state)
     if table.terminal[state]:
-        raise ValueError("The game is already over in this position; there is nothing to search.")
+        raise InputError("The game is already over in this position; there is nothing to search.")
     if isinstance(prior, str):
         prior_name = prior if rule == "puct" else "uniform"
         priors = prior_table(table, game.solution, prior_name, temperature=temperature)

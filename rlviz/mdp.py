@@ -17,6 +17,8 @@ from functools import cached_property
 
 import numpy as np
 
+from rlviz.errors import InputError
+
 __all__ = ["GridInfo", "TabularMDP", "action_values", "outcomes_from_dense", "policy_value"]
 
 PROB_ATOL = 1e-9
@@ -274,7 +276,8 @@ def policy_value(mdp: TabularMDP, policy: np.ndarray, gamma: float) -> np.ndarra
         ``[S]`` values V_pi.
 
     Raises:
-        ValueError: if the policy is malformed, or with ``gamma = 1`` it can loop forever.
+        ValueError: if the policy is malformed.
+        InputError: if ``gamma = 1`` and the policy can loop forever (no finite values).
     """
     pi = np.asarray(policy, dtype=np.float64)
     if pi.shape != (mdp.n_states, mdp.n_actions):
@@ -298,7 +301,7 @@ def policy_value(mdp: TabularMDP, policy: np.ndarray, gamma: float) -> np.ndarra
     if gamma == 1.0:
         stuck = ~_reaches_terminal(p_pi, mdp.terminal)
         if stuck.any():
-            raise ValueError(
+            raise InputError(
                 f"this policy never reaches a terminal state from {int(stuck.sum())} state(s) "
                 f"(state {int(np.argmax(stuck))} first), so with gamma = 1 their values are "
                 "not defined; use gamma < 1"
@@ -306,6 +309,27 @@ def policy_value(mdp: TabularMDP, policy: np.ndarray, gamma: float) -> np.ndarra
     system = np.eye(live.size) - gamma * p_pi[np.ix_(live, live)]
     values[live] = np.linalg.solve(system, r_pi[live])
     return values
+
+
+def reaches_terminal(mdp: TabularMDP, policy: np.ndarray | None = None) -> np.ndarray:
+    """``[S]`` True where a terminal state is reached with positive probability.
+
+    Under ``policy`` (``[S, A]``), or, when it is None, under some sequence of actions: a
+    state for which this is False can never end its episode.
+
+    Args:
+        mdp: The model.
+        policy: ``[S, A]`` action probabilities, or None for "any action".
+
+    Returns:
+        ``[S]`` bool (True on the terminal states themselves).
+    """
+    weights = np.ones(mdp.prob.shape[:2]) if policy is None else np.asarray(policy, float)
+    edges = np.zeros((mdp.n_states, mdp.n_states))
+    w = weights[:, :, None] * mdp.prob
+    rows = np.broadcast_to(np.arange(mdp.n_states)[:, None, None], w.shape)
+    np.add.at(edges, (rows, mdp.next_state), w)
+    return _reaches_terminal(edges, mdp.terminal)
 
 
 def _reaches_terminal(p_pi: np.ndarray, terminal: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from scipy.special import wrightomega
 
+from rlviz import optim
 from rlviz.envs import LAYOUTS, cliff_walking, gridworld
 from rlviz.mdp import TabularMDP, action_values, policy_value
 
@@ -692,18 +693,18 @@ def train_table(
     q0 = init_std * torch.randn(data.n_states, data.n_actions, generator=gen, dtype=torch.float64)
     q = q0.expand(len(alphas), -1, -1).clone().requires_grad_(True)
     alpha = torch.tensor(alphas)
-    opt = torch.optim.SGD([q], lr=lr, momentum=momentum)
+    opt = optim.SGD([q], lr=lr, momentum=momentum)
     rec = _Recorder(_record_at(steps, records))
+    y = None
     for step in range(int(steps) + 1):
-        with torch.no_grad():
-            y = bellman_targets(q, rows.rewards, rows.next_states, rows.dones, gamma)
+        if y is None or gamma > 0:  # without bootstrapping the targets are the rewards
+            with torch.no_grad():
+                y = bellman_targets(q, rows.rewards, rows.next_states, rows.dones, gamma)
         loss, td, gap = offline_loss(q, rows.states, rows.actions, y, alpha, rows.weights)
         rec(step, q, loss + rows.spread, td + rows.spread, gap)
         if step == steps:
             break
-        opt.zero_grad(set_to_none=True)
-        loss.sum().backward()
-        opt.step()
+        opt.step(torch.autograd.grad(loss.sum(), [q]))
     return rec.result(alphas, q, "table")
 
 
@@ -803,7 +804,7 @@ def train_mlp(
 
     rows = _rows(data, per_state=False, dtype=torch.float32)
     alpha = torch.tensor(alphas, dtype=torch.float32)
-    opt = torch.optim.Adam(params, lr=lr, foreach=False)
+    opt = optim.Adam(params, lr=lr)
     rec = _Recorder(_record_at(steps, records))
     for step in range(int(steps) + 1):
         q = values(params)
@@ -814,9 +815,7 @@ def train_mlp(
         rec(step, q, loss + rows.spread, td + rows.spread, gap)
         if step == steps:
             break
-        opt.zero_grad(set_to_none=True)
-        loss.sum().backward()
-        opt.step()
+        opt.step(torch.autograd.grad(loss.sum(), params))
     return rec.result(alphas, values(params), "mlp")
 
 
@@ -1010,9 +1009,27 @@ def _greedy_returns(mdp: TabularMDP, q: np.ndarray, gamma: float) -> np.ndarray:
     """
     greedy = q.reshape(-1, mdp.n_states, mdp.n_actions).argmax(axis=2)
     distinct, which = np.unique(greedy, axis=0, return_inverse=True)
-    eye = np.eye(mdp.n_actions)
-    values = np.array([mdp.start @ policy_value(mdp, eye[g], gamma) for g in distinct])
+    values = np.concatenate([_start_values(mdp, distinct[i : i + 64], gamma)
+                             for i in range(0, len(distinct), 64)])
     return values[which.reshape(-1)].reshape(q.shape[:-2])
+
+
+def _start_values(mdp: TabularMDP, actions: np.ndarray, gamma: float) -> np.ndarray:
+    """``[P]`` value at the start of each deterministic policy ``actions [P, S]``, exactly.
+
+    The linear systems ``(I - γ P_π) v = r_π`` of all the policies in one batched solve
+    (``rlviz.mdp.policy_value`` solves one; terminal states get the row ``v = 0``).
+    """
+    n_pol, n_states = actions.shape
+    rows = np.arange(n_states)
+    nxt, prob = mdp.next_state[rows, actions], mdp.prob[rows, actions]  # [P, S, K]
+    live = ~mdp.terminal
+    system = np.zeros((n_pol, n_states, n_states))
+    system[:, rows, rows] = 1.0
+    weight = np.where(live[None, :, None], -gamma * prob, 0.0)
+    np.add.at(system, (np.arange(n_pol)[:, None, None], rows[None, :, None], nxt), weight)
+    reward = np.where(live, mdp.R[rows, actions], 0.0)  # [P, S]
+    return np.linalg.solve(system, reward[..., None])[..., 0] @ mdp.start
 
 
 def error_split(q: np.ndarray, truth: np.ndarray, counts: np.ndarray):

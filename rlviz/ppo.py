@@ -33,6 +33,9 @@ from typing import Literal, NamedTuple
 import numpy as np
 import torch
 
+from rlviz import optim
+from rlviz.errors import InputError
+
 __all__ = [
     "METHODS",
     "ClipSurface",
@@ -490,7 +493,8 @@ def value_loss_slice(value=None, *, value_old: float, target: float,
     v_old = torch.full_like(v, float(value_old)).detach()
     ret = torch.full_like(v, float(target)).detach()
     unclipped, clipped, loss = _value_loss_terms(v, v_old, ret, eps)
-    (grad,) = torch.autograd.grad(loss.sum(), v)
+    # Each grid point is its own sample: the batch loss times G has the per-sample gradients.
+    (grad,) = torch.autograd.grad(clipped_value_loss(v, v_old, ret, epsilon=eps) * v.numel(), v)
     arrays = (v_np, unclipped.detach().numpy(), clipped.detach().numpy(), loss.detach().numpy(),
               grad.numpy())
     _readonly(*arrays)
@@ -1013,14 +1017,15 @@ def run_toy(
         A ``ToyResult``.
 
     Raises:
-        ValueError: if a setting is out of its range, or training diverged to non-finite
-            parameters.
+        InputError: if the rewards are not 2 to 16 finite numbers, or training diverged to
+            non-finite parameters (settings a person chose).
+        ValueError: if another setting is out of its range.
     """
     mu_np = np.array(true_rewards, dtype=np.float64)
     if mu_np.ndim != 1 or not 2 <= mu_np.size <= 16:
-        raise ValueError(f"give between 2 and 16 actions' rewards; got {mu_np.size}")
+        raise InputError(f"give between 2 and 16 actions' rewards; got {mu_np.size}")
     if not np.isfinite(mu_np).all():
-        raise ValueError("every action needs a finite true reward (is a cell empty?)")
+        raise InputError("every action needs a finite true reward (is a cell empty?)")
     eps = _check_epsilon(epsilon)
     if not (isinstance(batch_size, int | np.integer) and batch_size >= 2):
         raise ValueError(f"the batch needs at least 2 samples; got {batch_size}")
@@ -1054,8 +1059,7 @@ def run_toy(
         adv = (adv - adv.mean()) / (adv.std() + ADV_NORM_EPS)
 
     theta = torch.zeros(len(METHODS), k, dtype=DTYPE, requires_grad=True)
-    opt_cls = torch.optim.Adam if optimizer == "adam" else torch.optim.SGD
-    opt = opt_cls([theta], lr=lr)
+    opt = (optim.Adam if optimizer == "adam" else optim.SGD)([theta], lr=lr)
     betas = [float(beta)]
     records = [_measure(theta, actions, adv, logp_old_all, mu, eps=eps, beta=betas[-1])]
     starts = range(0, batch_size, minibatch_size)
@@ -1064,11 +1068,9 @@ def run_toy(
         for start in starts:
             idx = order[start : start + minibatch_size]
             loss = _losses(theta, actions[idx], adv[idx], logp_old_all, eps=eps, beta=betas[-1])
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
+            opt.step(torch.autograd.grad(loss, [theta]))
         if not bool(torch.isfinite(theta).all()):
-            raise ValueError(
+            raise InputError(
                 "training diverged (the policy's parameters overflowed): lower the learning "
                 "rate, or use smaller rewards"
             )

@@ -1,4 +1,7 @@
-"""The real app in headless Chromium: home, navigation, a slider that redraws a chart."""
+"""The real app in headless Chromium: navigation, links, settings, layout, offline, phone."""
+
+import re
+from urllib.parse import parse_qsl, urlparse
 
 import pytest
 
@@ -7,11 +10,55 @@ from tests.conftest import ARTIFACTS, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WRITTEN = [p for p in catalog.PAGES if p.exists]
+TITLES = {catalog.HOME.title, *(p.title for p in WRITTEN)}
+LOCAL = {"127.0.0.1", "localhost"}
+
+# Installed before the app's own code: every navigation label that is ever on screen, from the
+# first paint on (Streamlit's automatic navigation would list file names such as "app").
+NAV_WATCH = """
+window.__navSeen = new Set();
+setInterval(() => {
+  for (const a of document.querySelectorAll('[data-testid="stSidebarNav"] a, '
+      + '[data-testid="stTopNavLink"], [data-testid="stTopNavDropdownLink"]'))
+    window.__navSeen.add(a.innerText.trim().split('\\n').pop().trim());
+}, 10);
+"""
 
 
 def shoot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def go_to(page, info) -> None:
+    """Open a page through the navigation bar: its section's menu, or the overflow menu."""
+    nav = page.locator('[data-testid="stTopNav"]')
+    if info.slug == catalog.HOME.slug:
+        nav.locator('[data-testid="stTopNavLink"]').filter(has_text=info.title).first.click()
+    else:
+        sections = nav.locator('[data-testid="stTopNavSection"]')
+        own = sections.filter(has_text=re.compile(rf"^\s*{re.escape(info.section)}\s*$"))
+        # Sections that do not fit stay in the page, inert, and list under "N more".
+        if own.count() and own.first.evaluate("e => !e.closest('[inert]')"):
+            own.first.click()
+        else:
+            sections.filter(has_text=re.compile(r"^\s*\d+ more\s*$")).first.click()
+        page.locator('[data-testid="stTopNavDropdownLink"]').filter(
+            has_text=info.title).first.click()
+    home = info.slug == catalog.HOME.slug
+    page.wait_for_url(re.compile(rf"/{'' if home else re.escape(info.url_path)}(\?.*)?$"))
+    page.get_by_role("heading", name="rlviz" if home else info.title,
+                     exact=True).wait_for(timeout=120_000)
+    settle(page, timeout_ms=120_000)
+
+
+def first_slider(page):
+    # Streamlit's sliders are <input type="range">: their slider role is implicit.
+    return page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
+
+
+def query_of(url: str) -> dict[str, str]:
+    return dict(parse_qsl(urlparse(url).query))
 
 
 def test_home_page_loads(server, browser_page):
@@ -21,10 +68,13 @@ def test_home_page_loads(server, browser_page):
     assert page.locator("h1").first.inner_text().strip() == "rlviz"
     assert page.locator('[data-testid="stException"]').count() == 0
     shoot(page, "home")
-    if WRITTEN:  # with a single page there is no navigation to show
-        nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
-        for info in WRITTEN:
-            assert info.title in nav
+    nav = page.locator('[data-testid="stTopNav"]').text_content()  # overflowed too
+    assert "Home" in nav
+    for section in {p.section for p in WRITTEN}:
+        assert section in nav
+    # Each card's image is a link to its page, like its title.
+    hrefs = [a.get_attribute("href") for a in page.locator('[data-testid="stImageLink"]').all()]
+    assert [h.rstrip("/").rsplit("/", 1)[-1] for h in hrefs] == [p.url_path for p in WRITTEN]
 
 
 @pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
@@ -32,10 +82,9 @@ def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
     page = browser_page
     page.goto(server)
     settle(page)
-    page.locator('[data-testid="stSidebarNav"]').get_by_text(info.title, exact=True).click()
-    page.wait_for_url(f"**/{info.url_path}**")
+    go_to(page, info)
     # The status widget does not show while a script runs, so settle() alone can pass before
-    # a page's first run (which may import torch) has drawn anything: wait for its chart.
+    # a page's first run has drawn anything: wait for its chart.
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=120_000)
     settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -53,18 +102,40 @@ def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
     redrawn = """() => window.__redrawn === true || Array.from(
         document.querySelectorAll('.js-plotly-plot')).some(
             gd => !gd.__before && gd.querySelector('.main-svg'))"""
-    # Streamlit's sliders are <input type="range">: their slider role is implicit.
-    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
+    slider = first_slider(page)
     before = slider.input_value()
     slider.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function(redrawn, timeout=60_000)
     settle(page)
-    after = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first.input_value()
-    assert after != before
+    assert first_slider(page).input_value() != before
     assert "?" in page.url  # the link now carries the changed value
     assert page.locator('[data-testid="stException"]').count() == 0
     shoot(page, f"page-{info.slug}")
+
+
+@pytest.mark.skipif(len(WRITTEN) < 2, reason="needs two pages")
+def test_settings_survive_leaving_the_page_and_coming_back(server, browser_page):
+    info, other = WRITTEN[-1], WRITTEN[0]
+    page = browser_page
+    page.goto(f"{server}/{info.url_path}")
+    settle(page, timeout_ms=120_000)
+    slider = first_slider(page)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url(re.compile(r"\?"))
+    settle(page)
+    value, query = first_slider(page).input_value(), query_of(page.url)
+    assert query
+
+    go_to(page, other)
+    assert not query_of(page.url).keys() & query.keys()
+    go_to(page, info)
+    assert first_slider(page).input_value() == value
+    assert query_of(page.url) == query  # the URL shows the kept values again
+    go_to(page, catalog.HOME)
+    go_to(page, info)
+    assert first_slider(page).input_value() == value
 
 
 def _a_link_worth_sharing(info):
@@ -93,21 +164,137 @@ def fresh_server():
 
 
 @pytest.mark.skipif(not WRITTEN, reason="no page written yet")
-def test_a_shared_link_opened_first_on_a_fresh_server(fresh_server, browser_page):
-    """The first visitor of a new server arrives through a link: the page, its values and the
-    app's own navigation must all be there (not Streamlit's automatic list of files, nor a
-    "page not found" dialog)."""
-    info = WRITTEN[0]
-    assert info.url_path == info.slug  # Streamlit's automatic mode maps /<stem> to the file
+@pytest.mark.parametrize("info", [WRITTEN[0], WRITTEN[-1]] if WRITTEN else [],
+                         ids=lambda p: p.slug)
+def test_a_deep_link_opened_first_on_a_fresh_server(fresh_server, browser, info):
+    """The first visitor of a new server arrives through a shared link: from the first paint
+    on, only the app's own navigation shows (never Streamlit's list of file names), and the
+    page opens with the link's values."""
     query = _a_link_worth_sharing(info)
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = context.new_page()
+        page.add_init_script(NAV_WATCH)
+        page.goto(f"{fresh_server}/{info.url_path}?{query}")
+        page.get_by_role("heading", name=info.title, exact=True).wait_for(timeout=120_000)
+        settle(page, timeout_ms=120_000)
+        seen = set(page.evaluate("() => Array.from(window.__navSeen)"))
+        assert "Home" in seen
+        assert seen <= TITLES, f"navigation labels that are not page titles: {seen - TITLES}"
+        assert page.get_by_text("Page not found").count() == 0
+        assert query_of(page.url) == dict([query.split("=")])
+        page.get_by_role("button", name="Share this view").click()
+        share = page.locator('[data-testid="stPopoverBody"] [data-testid="stCode"]').inner_text()
+        assert query in share.replace("\n", "")
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
+def test_the_equations_render_without_errors(server, browser_page, info):
+    """KaTeX marks what it cannot parse with .katex-error, and draws an unknown command (two
+    string pieces joined without a space, say) in its error colour."""
     page = browser_page
-    page.goto(f"{fresh_server}/{info.url_path}?{query}")
-    page.get_by_role("heading", name=info.title, exact=True).wait_for(timeout=120_000)
+    page.goto(f"{server}/{info.url_path}")
+    settle(page, timeout_ms=120_000)
+    page.get_by_text("The equations", exact=True).click()
+    page.wait_for_selector('[data-testid="stExpanderDetails"] .katex', timeout=60_000)
     settle(page)
-    nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
-    assert "Home" in nav and info.title in nav
-    assert "app" not in nav.split() and info.slug not in nav.split()
-    assert page.get_by_text("Page not found").count() == 0
-    share = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last.inner_text()
-    assert query in share.replace("\n", "")
-    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator(".katex").count() >= 1
+    assert page.locator(".katex-error").count() == 0
+    unknown = page.locator('.katex mstyle[mathcolor="#cc0000"]').all_text_contents()
+    assert not unknown, f"KaTeX could not read: {unknown}"
+
+
+def test_no_request_leaves_the_machine(server, browser):
+    """Every page, its icon and its fonts come from the app itself: it works in a classroom
+    without internet."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    foreign: list[str] = []
+
+    def local_only(route):
+        url = urlparse(route.request.url)
+        if url.scheme in {"http", "https", "ws", "wss"} and url.hostname not in LOCAL:
+            foreign.append(route.request.url)
+            return route.abort()
+        return route.continue_()
+
+    context.route("**/*", local_only)
+    try:
+        page = context.new_page()
+        for info in [catalog.HOME, *WRITTEN]:
+            page.goto(f"{server}/{'' if info.slug == 'home' else info.url_path}")
+            settle(page, timeout_ms=120_000)
+            icon = page.locator('link[rel~="icon"]').first.get_attribute("href")
+            assert urlparse(page.url).hostname == (urlparse(icon).hostname or "127.0.0.1")
+        assert not foreign, foreign
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
+def test_controls_and_share_box_in_view_at_1280x720(server, browser, info):
+    """A projector's 1280×720: the first control and the share box show without scrolling,
+    and the title sits right under the navigation bar."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/{info.url_path}")
+        settle(page, timeout_ms=120_000)
+        title = page.locator('[data-testid="stMain"] h1').first.bounding_box()
+        assert title["y"] < 100
+        control = page.locator('[data-testid="stSidebarUserContent"] [data-testid="stWidgetLabel"]')
+        box = control.first.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 720
+        share = page.get_by_role("button", name="Share this view").bounding_box()
+        assert share is not None and share["y"] + share["height"] <= 720
+        assert share["x"] + share["width"] <= 1280
+    finally:
+        context.close()
+
+
+def test_on_a_phone_charts_have_no_floating_toolbar(server, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/{WRITTEN[0].url_path}")
+        settle(page, timeout_ms=120_000)
+        chart = page.locator('[data-testid="stPlotlyChart"]').first
+        chart.scroll_into_view_if_needed()
+        chart.tap()
+        page.wait_for_timeout(300)
+        assert page.locator(".modebar-container .modebar").count() == 0
+        shoot(page, "phone")
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def demo_server():
+    from tests.conftest import DEMO, free_port, start_server
+
+    port = free_port()
+    proc = start_server(port, script=DEMO)
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_progress_shows_under_the_control_that_started_it(demo_server, browser_page):
+    page = browser_page
+    page.goto(demo_server)
+    settle(page)
+    toggle = page.locator('[data-testid="stSidebar"]').get_by_text("Take two seconds")
+    toggle.click()
+    spinner = page.locator('[data-testid="stSidebar"] [data-testid="stSpinner"]')
+    spinner.wait_for(timeout=30_000)
+    assert "Computing" in spinner.inner_text()
+    below = spinner.bounding_box()["y"] - toggle.bounding_box()["y"]
+    assert 0 < below < 120  # right under the toggle, where the user is looking
+    # ...and the computation's own spinner where its result will show
+    main = page.locator('[data-testid="stMain"] [data-testid="stSpinner"]')
+    assert "Taking two seconds" in main.inner_text()
+    settle(page)
+    assert spinner.count() == 0

@@ -1,5 +1,7 @@
 """The page chrome in a running script: URL binding, notices, error boundary, panels."""
 
+import json
+
 import pytest
 
 from tests.conftest import assert_healthy, open_panels, plain, run_page
@@ -355,3 +357,177 @@ def test_torch_threads_are_left_alone_while_torch_is_still_importing(monkeypatch
     monkeypatch.setitem(sys.modules, "torch", done)
     _one_torch_thread()
     assert calls == [1]
+
+
+def _on_a_page_with_a_moved_slider():
+    """The app at its first written page, its first slider moved off the default."""
+    from streamlit.testing.v1 import AppTest
+
+    from rlviz import ui
+    from rlviz.ui.catalog import PAGES
+    from rlviz.ui.chrome import DECLARED
+    from tests.conftest import ROOT
+
+    info = next(p for p in PAGES if p.exists)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page(str(info.file)).run()
+    name, control = next((n, c) for n, c in DECLARED[info.slug].items()
+                         if isinstance(c, ui.FloatSlider | ui.IntSlider))
+    value = control.max if control.default != control.max else control.min
+    at.slider(key=f"{info.slug}.{name}").set_value(value).run()
+    return at, info, f"{info.slug}.{name}", control, value
+
+
+def _away_and_back(at, info, query=None):
+    from rlviz.ui.catalog import HOME
+
+    at.switch_page(str(HOME.file)).run()
+    at.query_params.clear()  # as the navigation does
+    at.query_params.update(query or {})
+    return at.switch_page(str(info.file)).run()
+
+
+def test_a_page_keeps_its_values_after_a_visit_to_another_page():
+    """Streamlit forgets the widgets a run did not draw; the chrome keeps each page's values
+    for the session, and its URL shows them again."""
+    from rlviz.ui.catalog import HOME
+
+    at, info, key, _, value = _on_a_page_with_a_moved_slider()
+    link = dict(at.query_params)
+    assert link
+    at.switch_page(str(HOME.file)).run()
+    assert key not in at.session_state  # Streamlit forgot the widget
+    _away_and_back(at, info)
+    assert at.slider(key=key).value == value
+    assert dict(at.query_params) == link
+
+
+def test_a_link_wins_over_the_kept_values():
+    at, info, key, control, value = _on_a_page_with_a_moved_slider()
+    name = key.split(".", 1)[1]
+    _away_and_back(at, info, {name: control.encode(control.default)})
+    assert at.slider(key=key).value == control.default
+
+
+def test_reset_forgets_the_kept_values():
+    at, info, key, control, _ = _on_a_page_with_a_moved_slider()
+    at.button(key=f"{info.slug}._reset").click().run()
+    _away_and_back(at, info)
+    assert at.slider(key=key).value == control.default
+    assert not at.query_params
+
+
+def test_share_link_uses_the_configured_public_address(demo, monkeypatch):
+    monkeypatch.setenv("RLVIZ_PUBLIC_URL", "https://rl.example.org/class/")
+    at = run_page(demo, query={"gamma": "0.5"})
+    links = [c.value for c in at.code if "example.org" in c.value]
+    assert links == ["https://rl.example.org/class/demo?gamma=0.5"]
+
+
+def test_share_box_sits_beside_the_title(demo):
+    at = run_page(demo)
+    popover = next(b for b in at.get("popover") if b.proto.popover.label == "Share this view")
+    assert popover.button(key="demo._reset") is not None
+    assert any("/demo" in c.value for c in popover.code)
+
+
+def test_charts_have_no_floating_toolbar(demo):
+    at = run_page(demo)
+    config = json.loads(at.get("plotly_chart")[0].proto.config)
+    assert config["displayModeBar"] is False
+
+
+def test_home_card_images_link_to_their_pages():
+    from rlviz.ui.catalog import PAGES
+    from tests.conftest import ROOT
+
+    at = run_page(ROOT / "app.py")
+    links = [img.proto.link for img in at.get("image")]
+    assert links == [p.url_path for p in PAGES if p.exists and p.thumbnail.is_file()]
+
+
+def test_the_router_runs_the_navigation_and_lands_on_home():
+    """``app.py`` serves this script through ``st.App``; its folder has no ``pages/``, so
+    Streamlit's automatic file-name navigation can never switch on."""
+    from streamlit.testing.v1 import AppTest
+
+    from rlviz.ui import launch
+
+    assert not (launch.ROUTER.parent / "pages").exists()
+    at = AppTest.from_file(str(launch.ROUTER), default_timeout=120).run()
+    assert_healthy(at)
+    assert at.title[0].value == "rlviz"
+
+
+def test_app_py_serves_the_router_with_the_warm_up():
+    import ast
+
+    from tests.conftest import ROOT
+
+    tree = ast.parse((ROOT / "app.py").read_text())
+    apps = [node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+            and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["app"]]
+    assert len(apps) == 1 and ast.unparse(apps[0].func) == "st.App"
+    assert ast.unparse(apps[0].args[0]) == "launch.ROUTER"
+    assert {k.arg: ast.unparse(k.value) for k in apps[0].keywords} == {
+        "lifespan": "launch.lifespan"}
+
+
+def test_warm_up_imports_every_module_the_pages_import():
+    import sys
+
+    from rlviz.ui import launch
+    from rlviz.ui.catalog import HOME, available_pages
+
+    launch.warm_up()
+    for info in (HOME, *available_pages()):
+        for name in launch.page_imports(info.file):
+            assert name in sys.modules or hasattr(sys.modules[name.rsplit(".", 1)[0]],
+                                                  name.rsplit(".", 1)[1])
+    assert "rlviz.ui.boot" in launch.page_imports(HOME.file)
+
+
+def test_progress_is_only_drawn_for_a_page():
+    from rlviz.ui import chrome
+
+    with chrome._progress("Working…"):  # no page in this thread: nothing to draw, no error
+        pass
+
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_png_export_keeps_one_browser_open_between_files():
+    import plotly.graph_objects as go
+
+    from rlviz.ui import export
+
+    if not export.available():
+        pytest.skip("chromium is not installed")
+    fig = go.Figure(go.Scatter(x=[0, 1, 2], y=[1, 3, 2]))
+    try:
+        first, second = export.figure_png(fig), export.figure_png(fig, scale=1)
+        assert first.startswith(PNG_MAGIC) and second.startswith(PNG_MAGIC)
+        assert len(second) < len(first)  # half the pixels each way
+        assert export._RENDERER._running()
+    finally:
+        export._RENDERER.stop()
+    assert not export._RENDERER._running()
+
+
+@pytest.mark.slow
+def test_png_export_falls_back_to_a_one_off_browser(monkeypatch):
+    import plotly.graph_objects as go
+
+    from rlviz.ui import export
+
+    if not export.available():
+        pytest.skip("chromium is not installed")
+
+    def broken(fig, scale):
+        raise RuntimeError("the renderer is gone")
+
+    monkeypatch.setattr(export._RENDERER, "png", broken)
+    png = export.figure_png(go.Figure(go.Bar(x=["a", "b"], y=[1, 2])))
+    assert png.startswith(PNG_MAGIC)

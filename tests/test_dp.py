@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from benchmarks.bench_value_iteration import loop_sweeps
 from rlviz import dp
 from rlviz.envs import gridworld
+from rlviz.envs.grid import ACTION_NAMES
 from rlviz.figures import dp as figs
-from rlviz.mdp import TabularMDP, policy_value
+from rlviz.mdp import TabularMDP, policy_value, reaches_terminal
 
 
 def book_grid():
@@ -443,6 +444,47 @@ def test_problem_errors_are_clear(kwargs, message):
         dp.make_problem(name, **settings_)
 
 
+# ------------------------------------------------------------------ why a run did not converge
+
+OPEN_20 = "\n".join(["S" + "." * 19] + ["." * 20] * 18 + ["." * 19 + "G"])
+
+
+def test_a_slow_undiscounted_run_is_called_slow_not_stuck():
+    mdp = dp.make_problem("custom", slip=0.0, step_reward=-1.0, goal_reward=-1.0,
+                          layout=OPEN_20)
+    trace = dp.policy_evaluation(mdp, dp.uniform_policy(mdp), gamma=1.0, theta=1e-10,
+                                 max_sweeps=2000)
+    assert not trace.converged
+    assert "never" not in trace.message and "Every state does reach a terminal" in trace.message
+    more = int(trace.message.split("about ")[2].split(" more")[0].replace(",", ""))
+    # The run that is allowed to finish needs 65,221 sweeps in all.
+    assert abs(2000 + more - 65_221) < 0.01 * 65_221
+
+
+def test_states_that_cannot_end_are_named_as_the_reason():
+    no_goal = "\n".join(["S" + "." * 9] + ["." * 10] * 9)
+    mdp = dp.make_problem("custom", slip=0.2, step_reward=-1.0, goal_reward=0.0, layout=no_goal)
+    for trace in (dp.value_iteration(mdp, gamma=1.0, theta=1e-6, max_sweeps=100),
+                  dp.policy_iteration(mdp, gamma=1.0, theta=1e-6, max_sweeps=100),
+                  dp.policy_evaluation(mdp, dp.uniform_policy(mdp), gamma=1.0, theta=1e-6,
+                                       max_sweeps=100)):
+        assert not trace.converged and "100 state(s) never do" in trace.message
+
+
+def test_a_reward_loop_is_named_when_every_state_can_still_end():
+    mdp = dp.make_problem("custom", slip=0.0, step_reward=1.0, goal_reward=1.0, layout="S..G")
+    trace = dp.value_iteration(mdp, gamma=1.0, theta=1e-6, max_sweeps=50)
+    assert not trace.converged and "keep growing" in trace.message
+
+
+def test_reaches_terminal_under_a_policy_and_under_any_action():
+    mdp = dp.make_problem("custom", slip=0.0, step_reward=-1.0, goal_reward=0.0, layout="S.G")
+    assert reaches_terminal(mdp).all()
+    left = np.zeros((mdp.n_states, mdp.n_actions))
+    left[:, ACTION_NAMES.index("left")] = 1.0
+    assert list(reaches_terminal(mdp, left)) == [False, False, True]
+
+
 # ------------------------------------------------------------------ gymnasium rollouts
 
 
@@ -453,7 +495,8 @@ def test_greedy_rollouts_in_gymnasium_agree_with_v_star(name, seed):
     mdp = dp.make_problem(name, **kwargs)
     trace = dp.value_iteration(mdp, gamma=0.99, theta=1e-10)
     check = dp.greedy_rollouts("FrozenLake-v1", problem.gym_kwargs(**kwargs),
-                               trace.greedy_actions, gamma=0.99, episodes=2000, seed=seed)
+                               trace.greedy_actions, gamma=0.99, episodes=2000, seed=seed,
+                               step_budget=400_000)
     assert check.episodes == 2000 and not check.truncated.any()
     assert abs(check.mean_return - trace.final_values[mdp.start_state]) <= check.return_halfwidth
     assert 0.005 < check.return_halfwidth < 0.05  # an interval that can actually fail
@@ -462,6 +505,49 @@ def test_greedy_rollouts_in_gymnasium_agree_with_v_star(name, seed):
     success = policy_value(mdp, policy, 1.0)[mdp.start_state]
     low, high = check.success_interval
     assert low <= success <= high and check.success_rate > check.mean_return
+
+
+def test_rollouts_without_the_wrappers_play_the_episodes_gymnasium_plays():
+    import gymnasium as gym
+
+    kwargs = dp.PROBLEMS["frozen_lake_4x4"].gym_kwargs(slip=2 / 3, step_reward=0, goal_reward=1)
+    actions = [1, 3, 2, 3, 0, 0, 2, 0, 3, 1, 0, 0, 0, 2, 1, 0]
+    check = dp.greedy_rollouts("FrozenLake-v1", kwargs, actions, gamma=0.9, episodes=300,
+                               seed=5, max_steps=30)
+    env = gym.make("FrozenLake-v1", max_episode_steps=30, **kwargs)
+    state, _ = env.reset(seed=5)
+    lengths, truncated = [], []
+    for i in range(300):
+        if i:
+            state, _ = env.reset()
+        steps = 0
+        while True:
+            state, _, done, cut, _ = env.step(actions[state])
+            steps += 1
+            if done or cut:
+                break
+        lengths.append(steps)
+        truncated.append(cut and not done)
+    np.testing.assert_array_equal(check.lengths, lengths)
+    np.testing.assert_array_equal(check.truncated, truncated)
+    assert check.truncated.any()
+
+
+def test_expected_episode_length_by_hand_and_against_the_rollouts():
+    kwargs = dict(slip=0.0, step_reward=0.0, goal_reward=1.0)
+    mdp = dp.make_problem("frozen_lake_4x4", **kwargs)
+    # Down, down, right, down, right, right on ice that does not slip: six steps to the goal.
+    actions = [1, 2, 1, 0, 1, 0, 1, 0, 2, 1, 1, 0, 0, 2, 2, 0]
+    assert dp.expected_episode_length(mdp, actions) == pytest.approx(6.0, abs=1e-12)
+    assert dp.expected_episode_length(mdp, [0] * 16, max_steps=100) == pytest.approx(100.0)
+    slippery = dict(kwargs, slip=2 / 3)
+    mdp = dp.make_problem("frozen_lake_8x8", **slippery)
+    greedy = dp.value_iteration(mdp, gamma=0.99, theta=1e-8).greedy_actions
+    expected = dp.expected_episode_length(mdp, greedy)
+    check = dp.greedy_rollouts("FrozenLake-v1", dp.PROBLEMS["frozen_lake_8x8"].gym_kwargs(
+        **slippery), greedy, gamma=0.99, episodes=1000, seed=2)
+    sem = check.lengths.std(ddof=1) / math.sqrt(check.episodes)
+    assert abs(check.lengths.mean() - expected) < 4 * sem
 
 
 def test_rollouts_are_reproducible_by_seed():

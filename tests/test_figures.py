@@ -72,3 +72,61 @@ def test_grid_figure_masks_cliff_cells_and_checks_shapes():
     assert np.isnan(z[3, 1:11]).all() and not np.isnan(z[3, 0])
     with pytest.raises(ValueError, match="values must have shape"):
         grid_figure(mdp.grid, values=np.zeros(3))
+
+
+# ------------------------------------------------------------------ readable log axes
+
+
+def _as_number(label: str) -> float:
+    powers = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+    if label.startswith("10") and any(c in "⁻⁰¹²³⁴⁵⁶⁷⁸⁹" for c in label[2:]):
+        return 10.0 ** int(label[2:].translate(powers))
+    return float(label.replace(",", ""))
+
+
+@pytest.mark.parametrize("span", [(2, 1000), (3, 173), (0.01, 10), (1e-7, 3.0), (1, 2e6),
+                                  (0.5, 40), (10, 11)])
+def test_log_ticks_label_every_tick_with_its_own_value(span):
+    from rlviz.figures.theme import log_ticks
+
+    axis = log_ticks(np.geomspace(*span, 9))
+    assert axis["type"] == "log"
+    if span[1] < 10 * span[0]:
+        assert "tickvals" not in axis  # within a decade plotly's ticks are numbers already
+        return
+    values, labels = axis["tickvals"], axis["ticktext"]
+    assert 2 <= len(values) <= 8
+    np.testing.assert_allclose([_as_number(t) for t in labels], values, rtol=1e-9)
+    assert all(span[0] / 1.001 <= v <= span[1] * 1.001 for v in values)
+
+
+def test_the_pages_log_axes_use_readable_ticks():
+    from rlviz import dp, offline
+    from rlviz.figures import dp as dp_figs
+    from rlviz.figures import offline as cql_figs
+
+    mdp = dp.make_problem("sutton_barto_4x4", slip=0.0, step_reward=-1.0, goal_reward=-1.0)
+    curve = dp.sweeps_by_gamma(mdp, (0.5, 0.9, 0.99, 1.0), algorithm="policy_evaluation",
+                               theta=1e-4)
+    ticks = dp_figs.gamma_figure(curve, gamma=1.0, sweeps=173).layout.yaxis.ticktext
+    assert ticks and all(_as_number(t) > 0 for t in ticks)
+    alphas = np.array(offline.ALPHAS)
+    fig = cql_figs.error_vs_alpha(alphas, np.zeros(11), np.ones(11), chosen=7)
+    assert list(fig.layout.xaxis.ticktext) == ["0.01", "0.1", "1", "10"]
+
+
+def test_root_visits_chart_labels_a_few_moves_apart_from_each_other():
+    from rlviz import mcts
+    from rlviz.figures import mcts as figs
+    from rlviz.games import TICTACTOE
+
+    trace = mcts.search(TICTACTOE, TICTACTOE.position("........."), simulations=400, seed=0)
+    fig = figs.root_convergence(TICTACTOE, trace, TICTACTOE.solution)
+    labels = [t for t in fig.data if t.mode == "text"]
+    assert len(labels) == 1 and len(labels[0].text) == figs.LABELLED_MOVES
+    heights = np.sort(labels[0].y)
+    assert np.diff(heights).min() >= 0.075 - 1e-9 and heights.min() >= 0 and heights.max() <= 1
+    legend = [t.name for t in fig.data if t.showlegend is not False and t.mode == "lines"]
+    assert len(legend) == figs.LABELLED_MOVES + 1 and "other moves" in legend
+    colours = {t.line.color for t in fig.data if t.mode == "lines" and t.line.width > 2}
+    assert len(colours) == figs.LABELLED_MOVES  # one colour per labelled move, not nine greys

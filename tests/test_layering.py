@@ -12,7 +12,7 @@ CORE = sorted(
     p for p in (ROOT / "rlviz").rglob("*.py")
     if not {"figures", "ui"} & set(p.relative_to(ROOT / "rlviz").parts)
 )
-TORCH_MODULES = {"ppo", "distributional", "offline"}
+TORCH_MODULES = {"ppo", "distributional", "offline", "optim"}
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -513,3 +513,13 @@ def test_grid_figures_draw_routes_and_shared_colour_limits(grid_table):
     assert f"route: earns {res.true_return[7]:.2f}" in routes
     data = figs.grid_data(res)
     assert any(t.name == "behaviour's safe path" for t in data.data)
+
+
+@pytest.mark.parametrize("name", list(offline.GRIDS))
+def test_batched_policy_values_equal_one_linear_solve_each(name):
+    mdp = offline.grid_problem(name, epsilon=0.2, gamma=0.9, slip=0.2).mdp
+    actions = np.random.default_rng(1).integers(0, mdp.n_actions, size=(70, mdp.n_states))
+    eye = np.eye(mdp.n_actions)
+    expected = [mdp.start @ policy_value(mdp, eye[a], 0.9) for a in actions]
+    np.testing.assert_allclose(offline._start_values(mdp, actions, 0.9), expected,
+                               rtol=1e-12, atol=1e-11)

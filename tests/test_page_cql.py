@@ -34,7 +34,7 @@ def metrics(at) -> dict[str, str]:
 def test_one_state_defaults_teach_the_lesson():
     at = run_page(PAGE)
     assert_healthy(at)
-    assert len(charts(at)) == 4
+    assert len(charts(at)) == 6  # Q by action, return vs α, error vs α, 3 training
     names = {t.get("name") for t in charts(at)[0]["data"]}
     assert {"true mean reward r(a)", "naive offline Q", "CQL Q, α = 1"} <= names
     assert any(n.startswith("naive's pick: really earns -0.30") for n in names)
@@ -49,7 +49,7 @@ def test_one_state_defaults_teach_the_lesson():
 def test_grid_table_badge_checks_the_exact_fixed_points():
     at = run_page(PAGE, query={"view": "grid", "model": "table"})
     assert_healthy(at)
-    assert len(charts(at)) == 6  # data, naive, CQL, return vs α, error vs α, training
+    assert len(charts(at)) == 8  # data, naive, CQL, return vs α, error vs α, 3 training
     table = badge(at)
     assert "empirical MDP" in table and "solved exactly" in table
     assert table.count(":green[") == 4 and ":red[" not in table
@@ -110,4 +110,4 @@ def test_bad_link_values_fall_back_with_a_notice():
     notices = " ".join(w.value for w in at.warning)
     assert "alpha=banana" in notices and "size=-3" in notices and "grid=moon" in notices
     assert at.select_slider(key="cql.alpha").value == 1.0
-    assert len(charts(at)) == 4
+    assert len(charts(at)) == 6

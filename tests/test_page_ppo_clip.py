@@ -155,10 +155,22 @@ def test_epoch_scrubber_follows_the_last_epoch_unless_moved():
     assert_healthy(at)
 
 
-def test_minibatch_larger_than_the_batch_is_capped_with_a_note():
+def test_the_minibatch_slider_offers_only_sizes_up_to_the_batch():
     at = run_page(PAGE, query={"batch": "16", "minibatch": "64"})
     assert_healthy(at)
-    assert any("capped at the batch size, 16" in c.value for c in at.caption)
+    slider = at.select_slider(key=KEY("minibatch"))
+    assert slider.value == 16 and max(slider.options, key=float) == "16"
+    assert "minibatch" not in at.query_params  # 16 is the default: a clean link
+
+
+def test_the_epochs_slider_ends_where_the_step_budget_does():
+    at = run_page(PAGE, query={"batch": "256", "minibatch": "4", "epochs": "50"})
+    assert_healthy(at)
+    epochs = at.slider(key=KEY("epochs"))
+    assert epochs.max == 31 and epochs.value == 31  # 64 steps an epoch, 2000 steps at most
+    assert "At most 31 here: 64 minibatch steps an epoch" in epochs.help
+    at.select_slider(key=KEY("minibatch")).set_value(8).run()
+    assert at.slider(key=KEY("epochs")).max == 50 and at.slider(key=KEY("epochs")).value == 31
 
 
 @pytest.mark.parametrize(

@@ -40,10 +40,10 @@ def test_uploads_are_not_offered(path):
         ), f"{path}:{node.lineno}: {ast.unparse(func)}"
 
 
-@pytest.fixture
-def boom_server():
+@pytest.fixture(params=["boom.py", "boom_app.py"], ids=["script", "st.App"])
+def boom_server(request):
     port = free_port()
-    proc = start_server(port, script=ROOT / "tests" / "apps" / "boom.py")
+    proc = start_server(port, script=ROOT / "tests" / "apps" / request.param)
     yield f"http://127.0.0.1:{port}"
     proc.terminate()
     proc.wait(timeout=10)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlviz.errors import InputError
 from rlviz.mdp import GridInfo, TabularMDP
 
 __all__ = [
@@ -58,38 +59,38 @@ def parse_layout(layout: str) -> tuple[str, ...]:
         The rows, all the same length.
 
     Raises:
-        ValueError: naming the row and column (counted from 1) of the first problem.
+        InputError: naming the row and column (counted from 1) of the first problem.
     """
     if not isinstance(layout, str):
         raise ValueError(f"the layout must be text; got {type(layout).__name__}")
     rows = [line.strip() for line in layout.strip().splitlines() if line.strip()]
     if not rows:
-        raise ValueError("the layout is empty: write at least one row, e.g. 'S..G'")
+        raise InputError("the layout is empty: write at least one row, e.g. 'S..G'")
     if len(rows) > MAX_SIDE:
-        raise ValueError(f"the layout has {len(rows)} rows; at most {MAX_SIDE} are allowed")
+        raise InputError(f"the layout has {len(rows)} rows; at most {MAX_SIDE} are allowed")
     width = len(rows[0])
     for i, row in enumerate(rows, start=1):
         if len(row) > MAX_SIDE:
-            raise ValueError(
+            raise InputError(
                 f"row {i} has {len(row)} columns; at most {MAX_SIDE} are allowed"
             )
         if len(row) != width:
-            raise ValueError(
+            raise InputError(
                 f"row {i} has {len(row)} columns but row 1 has {width}: every row must have "
                 "the same length"
             )
         for j, ch in enumerate(row, start=1):
             if ch not in LEGEND:
                 known = " ".join(LEGEND)
-                raise ValueError(
+                raise InputError(
                     f"row {i}, column {j}: unknown character {ch!r} (use one of: {known})"
                 )
     starts = [(i, j) for i, row in enumerate(rows, 1) for j, ch in enumerate(row, 1) if ch == "S"]
     if not starts:
-        raise ValueError("the layout has no start: put exactly one 'S' on a floor cell")
+        raise InputError("the layout has no start: put exactly one 'S' on a floor cell")
     if len(starts) > 1:
         where = ", ".join(f"row {i} column {j}" for i, j in starts)
-        raise ValueError(f"the layout has {len(starts)} starts ({where}); keep exactly one 'S'")
+        raise InputError(f"the layout has {len(starts)} starts ({where}); keep exactly one 'S'")
     return tuple(rows)
 
 

@@ -8,7 +8,7 @@ from plotly.subplots import make_subplots
 
 from rlviz.dp import NOT_IMPROVED, GammaSweeps, PolicyIterationTrace, RolloutCheck, SweepTrace
 from rlviz.figures.grid import ANNOTATE_MAX_CELLS, grid_figure
-from rlviz.figures.theme import INK, MUTED, color, figure, hex_to_rgba
+from rlviz.figures.theme import INK, MUTED, color, figure, hex_to_rgba, log_ticks
 from rlviz.mdp import TabularMDP
 
 __all__ = [
@@ -317,9 +317,11 @@ def gamma_figure(curve: GammaSweeps, *, gamma: float | None = None,
     """
     x, ticks = _positions(curve.gammas)
     fig = figure(
-        xaxis=dict(title=dict(text="discount γ (spaced by the horizon 1 / (1 − γ))"),
+        xaxis=dict(title=dict(text="discount γ (spaced by 1/(1 − γ))"),
                    tickvals=x, ticktext=ticks, showgrid=False),
-        yaxis=dict(title=dict(text="sweeps"), type="log", dtick="D2"),
+        yaxis=dict(title=dict(text="sweeps"), **log_ticks(np.concatenate([
+            curve.synchronous, curve.in_place, np.maximum(curve.policy_final, 1),
+            curve.bound[np.isfinite(curve.bound)], [max(sweeps or 1, 1)]]))),
         height=380, margin=dict(l=60, r=20, t=40, b=60),
     )
     bound = np.where(np.isfinite(curve.bound), curve.bound, np.nan)

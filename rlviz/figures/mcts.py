@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from rlviz.figures.theme import DIVERGING, INK, MUTED, SEQUENTIAL, color, figure
+from rlviz.figures.theme import DIVERGING, INK, MUTED, PALETTE, SEQUENTIAL, color, figure
 from rlviz.games import TicTacToe
 from rlviz.games.base import Solution
 from rlviz.mcts import (
@@ -382,12 +382,33 @@ def board_figure(
     ))
 
 
+LABELLED_MOVES = 4
+"""Root moves drawn in colour, with a label, in ``root_convergence``; the rest are grey."""
+
+
+def _spread(y: np.ndarray, gap: float, low: float, high: float) -> np.ndarray:
+    """Label heights near ``y`` but at least ``gap`` apart, inside ``[low, high]``."""
+    order = np.argsort(y)
+    out = np.asarray(y, dtype=np.float64)[order].copy()
+    for i in range(1, len(out)):
+        out[i] = max(out[i], out[i - 1] + gap)
+    out[-1:] = np.minimum(out[-1:], high)
+    for i in range(len(out) - 2, -1, -1):
+        out[i] = min(out[i], out[i + 1] - gap)
+    out = np.maximum(out, low)
+    spread = np.empty_like(out)
+    spread[order] = out
+    return spread
+
+
 def root_convergence(game: TicTacToe, trace: SearchTrace, solution: Solution, *,
                      iteration: int | None = None, height: int = 440) -> go.Figure:
     """Each root move's share of the visits and its mean value Q as the search runs.
 
-    Lines are coloured by the move's exact value for the player to move at the root: blue
-    wins, grey draws, red losses; the dotted lines in the lower panel are those exact values.
+    The ``LABELLED_MOVES`` most visited moves each get a colour and a label at the end of
+    their line; the others are thin grey lines. Solid lines are minimax-optimal moves, dashed
+    ones are not; the dotted lines in the lower panel are the exact values (blue a win, grey a
+    draw, red a loss for the player to move at the root).
     """
     visits, value_sum = trace.root_history()
     # At most ~300 points per line: enough for the eye, light for the browser.
@@ -399,26 +420,37 @@ def root_convergence(game: TicTacToe, trace: SearchTrace, solution: Solution, *,
     best = exact[moves].max()
     share = visits / np.maximum(t, 1)[:, None]
     q = value_sum / np.maximum(visits, 1)
+    ranked = moves[np.argsort(-visits[-1, moves], kind="stable")]
+    shown = ranked[:LABELLED_MOVES]
+    colours = dict(zip(shown.tolist(), PALETTE, strict=False))
     data = []
-    for a in moves.tolist():
+    for a in [*ranked[LABELLED_MOVES:].tolist(), *shown.tolist()]:  # coloured lines on top
         v = int(exact[a])
-        name = f"{game.table.move_names[a]} ({_value_word(v, None)})"
-        style = dict(color=VALUE_COLORS[v], width=2.4 if v == best else 1.2)
+        optimal = v == best
+        name = (f"{game.table.move_names[a]} ({_value_word(v, None)}"
+                f"{', optimal' if optimal else ''})")
+        lead = a in colours
+        style = dict(color=colours.get(a, "#ced4da"), width=2.4 if lead else 1.0,
+                     dash="solid" if optimal else "dash")
+        group = name if lead else "others"
         seen = np.flatnonzero(visits[:, a] > 0)
         data.append(dict(type="scatter", x=t[1:].tolist(), y=np.round(share[1:, a], 4).tolist(),
-                         mode="lines", line=style, name=name, legendgroup=name,
+                         mode="lines", line=style, name=name if lead else "other moves",
+                         legendgroup=group, legendrank=int(np.flatnonzero(ranked == a)[0]),
+                         showlegend=bool(lead or a == ranked[LABELLED_MOVES]),
                          hovertemplate=f"{name}<br>iteration %{{x}}: %{{y:.0%}} of visits"
                                        "<extra></extra>"))
         data.append(dict(type="scatter", x=t[seen].tolist(), y=np.round(q[seen, a], 4).tolist(),
-                         mode="lines", line=style, name=name, legendgroup=name,
+                         mode="lines", line=style, name=name, legendgroup=group,
                          showlegend=False, xaxis="x", yaxis="y2",
                          hovertemplate=f"{name}<br>iteration %{{x}}: Q %{{y:+.2f}}"
                                        "<extra></extra>"))
-    last = share[-1, moves]
-    data.append(dict(type="scatter", x=[trace.iterations] * moves.size,
-                     y=np.round(last, 4).tolist(), mode="text", textposition="middle right",
-                     text=[game.table.move_names[a] for a in moves.tolist()],
-                     textfont=dict(size=11, color=[VALUE_COLORS[int(exact[a])] for a in moves]),
+    last = share[-1, shown]
+    data.append(dict(type="scatter", x=[trace.iterations] * shown.size,
+                     y=np.round(_spread(last, 0.075, 0.0, 1.0), 4).tolist(), mode="text",
+                     textposition="middle right",
+                     text=[game.table.move_names[a] for a in shown.tolist()],
+                     textfont=dict(size=11, color=[colours[a] for a in shown.tolist()]),
                      hoverinfo="skip", showlegend=False, cliponaxis=False))
     shapes = [dict(type="line", xref="x domain", x0=0, x1=1, yref="y2", y0=v, y1=v,
                    line=dict(color=VALUE_COLORS[v], dash="dot", width=1.2))
@@ -434,7 +466,7 @@ def root_convergence(game: TicTacToe, trace: SearchTrace, solution: Solution, *,
                    title=dict(text="visit share")),
         yaxis2=dict(domain=[0.0, 0.45], range=[-1.08, 1.08],
                     title=dict(text="Q (dotted: exact)")),
-        legend=dict(y=1.02, title=dict(text="root move (exact value): ")),
+        legend=dict(y=1.02, title=dict(text="most visited root moves: ")),
     ))
     return fig
 

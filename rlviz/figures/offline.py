@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rlviz.figures.grid import GridPath, grid_figure
-from rlviz.figures.theme import INK, MUTED, SEQUENTIAL, color, hex_to_rgba
+from rlviz.figures.theme import INK, MUTED, SEQUENTIAL, color, hex_to_rgba, log_ticks
 from rlviz.offline import GridResult, OneStateResult, Training, greedy_path
 
 __all__ = [
@@ -217,7 +217,7 @@ def return_vs_alpha(
         ))
     layout = go.Layout(
         height=height, title=dict(text="What each policy really earns"),
-        xaxis=_axis("CQL weight α (log scale)", type="log"),
+        xaxis=_axis("CQL weight α (log scale)", **log_ticks(xa, max_ticks=4)),
         yaxis=_axis(value_label),
         legend=dict(orientation="h", y=-0.22, yanchor="top", x=0),
         margin=dict(l=60, r=20, t=48, b=100),
@@ -276,8 +276,8 @@ def error_vs_alpha(
             ))
     layout = go.Layout(
         height=height,
-        title=dict(text=f"How wrong Q is, on and off the data (mean Q − {truth_label})"),
-        xaxis=_axis("CQL weight α (log scale)", type="log"),
+        title=dict(text=f"How wrong Q is: mean Q − {truth_label}"),
+        xaxis=_axis("CQL weight α (log scale)", **log_ticks(xa, max_ticks=4)),
         yaxis=_axis(f"mean Q − {truth_label}"),
         legend=dict(orientation="h", y=-0.22, yanchor="top", x=0),
         margin=dict(l=60, r=20, t=48, b=100),
@@ -291,52 +291,50 @@ def training_curves(
     return_history: np.ndarray,
     *,
     value_label: str = "true return",
-    height: int = 320,
-) -> go.Figure:
+    height: int = 300,
+) -> dict[str, go.Figure]:
     """How the naive learner and the chosen CQL learner got there, step by step.
+
+    Three figures, so that a page can set them side by side and a phone can stack them.
 
     Args:
         training: The training (curves for every α).
         index: The chosen learner.
         return_history: ``[B, R]`` true return of each learner's greedy policy over training.
         value_label: Name of the return.
-        height: Figure height.
+        height: Height of each figure.
 
     Returns:
-        Three panels: the greedy policy's true return, the TD loss, the CQL gap.
+        ``{"return", "td_loss", "cql_gap"}``: the greedy policy's true return, the TD loss and
+        the CQL gap against the gradient step.
     """
     steps = training.steps
     alpha = training.alphas[index]
-    panels = (
-        ("true " + value_label.removeprefix("true "), return_history, "linear"),
-        ("TD loss ½(Q − y)²", training.td, "log"),
-        ("CQL gap: logsumexp Q − Q(data)", training.gap, "log"),
-    )
-    traces = []
-    layout: dict = dict(height=height, annotations=[],
-                        legend=dict(orientation="h", y=1.16, yanchor="bottom", x=0),
-                        margin=dict(l=55, r=20, t=80, b=50))
-    width, gap = 0.29, 0.065
-    for k, (title, values, scale) in enumerate(panels):
-        suffix = "" if k == 0 else str(k + 1)
-        left = k * (width + gap)
+    panels = {
+        "return": ("true " + value_label.removeprefix("true "), return_history, False),
+        "td_loss": ("TD loss ½(Q − y)²", training.td, True),
+        "cql_gap": ("CQL gap: logsumexp Q − Q(data)", training.gap, True),
+    }
+    out = {}
+    for key, (title, values, log) in panels.items():
+        traces, shown = [], []
         for i, name, role in ((0, "naive", "naive"), (index, f"CQL α = {alpha:g}", "cql")):
             y = np.asarray(values[i], dtype=float)
-            if scale == "log":
+            if log:
                 y = np.maximum(y, 1e-12)
+            shown.append(y)
             traces.append(go.Scatter(
-                x=steps, y=y, mode="lines", name=name, legendgroup=role, showlegend=k == 0,
-                line=dict(color=color(role), width=2), xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+                x=steps, y=y, mode="lines", name=name, line=dict(color=color(role), width=2),
                 hovertemplate="step %{x}<br>%{y:.4g}<extra>" + name + "</extra>",
             ))
-        layout[f"xaxis{suffix}"] = dict(domain=[left, left + width], anchor=f"y{suffix}",
-                                        title=dict(text="gradient step"))
-        layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", type=scale)
-        layout["annotations"].append(dict(
-            text=f"<b>{title}</b>", xref="paper", yref="paper", x=left, y=1.04,
-            xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=13),
+        out[key] = go.Figure(data=traces, layout=go.Layout(
+            height=height, title=dict(text=title, font=dict(size=14)),
+            xaxis=_axis("gradient step"),
+            yaxis=log_ticks(np.concatenate(shown), max_ticks=5) if log else {},
+            legend=dict(orientation="h", y=-0.3, yanchor="top", x=0),
+            margin=dict(l=55, r=16, t=40, b=90),
         ))
-    return go.Figure(data=traces, layout=go.Layout(**layout))
+    return out
 
 
 def grid_data(result: GridResult, *, height: int | None = None) -> go.Figure:

@@ -7,6 +7,7 @@ blue).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -27,6 +28,7 @@ __all__ = [
     "diverging",
     "figure",
     "hex_to_rgba",
+    "log_ticks",
 ]
 
 FONT = "Inter, 'Segoe UI', system-ui, -apple-system, sans-serif"
@@ -185,3 +187,48 @@ def hex_to_rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _tick_label(v: float, powers: bool) -> str:
+    exponent = round(math.log10(v))
+    if powers and exponent not in (0, 1) and math.isclose(v, 10.0**exponent):
+        return "10" + str(exponent).translate(_SUPERSCRIPT)
+    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
+
+
+def log_ticks(values: Iterable[float], *, max_ticks: int = 8) -> dict:
+    """Settings of a log axis whose every label reads as a plain number.
+
+    Plotly's own log ticks label the minor steps with bare digits ("2 5 100 2 5"), which reads
+    as a list of numbers. Here the ticks are 1-2-5 steps (10, 20, 50, 100, …) where they fit in
+    ``max_ticks``, else 1-3 steps, else whole decades (thinned to fit), each labelled in full.
+    Within one decade plotly's own ticks already read as numbers, and are kept.
+
+    Args:
+        values: The data the axis shows (non-positive and non-finite values are ignored).
+        max_ticks: Most labelled ticks.
+
+    Returns:
+        ``dict(type="log", tickvals=..., ticktext=...)`` for ``update_xaxes``/``update_yaxes``.
+    """
+    v = np.asarray(list(values), dtype=np.float64)
+    v = v[np.isfinite(v) & (v > 0)]
+    if not v.size:
+        return dict(type="log")
+    low, high = float(v.min()), float(v.max())
+    if high < 10 * low:  # within a decade plotly's own ticks are whole numbers already
+        return dict(type="log")
+    lo, hi = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    ticks: list[float] = []
+    for steps in ((1, 2, 5), (1, 3), (1,)):
+        ticks = [m * 10.0**e for e in range(lo, hi + 1) for m in steps
+                 if low / 1.0001 <= m * 10.0**e <= high * 1.0001]
+        if len(ticks) <= max_ticks:
+            break
+    if len(ticks) > max_ticks:
+        ticks = ticks[:: math.ceil(len(ticks) / max_ticks)]
+    powers = low < 1e-3 or high >= 1e5  # then every decade as a power of ten
+    return dict(type="log", tickvals=ticks, ticktext=[_tick_label(t, powers) for t in ticks])

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from rlviz.errors import InputError
 from rlviz.games.base import GameTable, Solution, build_table, count_games, solve
 
 __all__ = [
@@ -60,7 +61,7 @@ def normalise(text: str) -> str:
     """Check a board's characters and return it as nine of ``x``, ``o``, ``.``.
 
     Raises:
-        ValueError: With the offending character, or the number of cells found.
+        InputError: With the offending character, or the number of cells found.
     """
     cells = []
     for ch in str(text):
@@ -72,11 +73,11 @@ def normalise(text: str) -> str:
         elif ch in EMPTY_CHARS:
             cells.append(".")
         else:
-            raise ValueError(
+            raise InputError(
                 f"The board may hold only x, o and . (an empty cell); found {ch!r}."
             )
     if len(cells) != CELLS:
-        raise ValueError(
+        raise InputError(
             f"The board needs 9 cells written row by row (like x.o......); found {len(cells)}."
         )
     return "".join(cells)
@@ -86,7 +87,7 @@ def readable(text: str) -> str | None:
     """The normalised board, or None when the text cannot be read as a board."""
     try:
         return normalise(text)
-    except ValueError:
+    except InputError:
         return None
 
 
@@ -123,7 +124,7 @@ def click(text: str, cell: int) -> str:
         raise ValueError(f"cells are numbered 0 to 8; got {cell}")
     try:
         cells = list(normalise(text))
-    except ValueError:
+    except InputError:
         cells = ["."] * CELLS
     if cells[cell] != ".":
         cells[cell] = "."
@@ -208,40 +209,40 @@ class TicTacToe:
         """Check that a board can arise in a game; return its normalised text.
 
         Raises:
-            ValueError: Saying what makes the board impossible, in the players' terms.
+            InputError: Saying what makes the board impossible, in the players' terms.
         """
         cells = normalise(text)
         n_x, n_o = cells.count("x"), cells.count("o")
         if not (n_x == n_o or n_x == n_o + 1):
-            raise ValueError(
+            raise InputError(
                 f"X moves first, so X has as many marks as O or one more; this board has "
                 f"{n_x} X and {n_o} O."
             )
         won = winner(cells)
         if won == "both":
-            raise ValueError("Both X and O have three in a row, but a game stops at the first.")
+            raise InputError("Both X and O have three in a row, but a game stops at the first.")
         if won == "x" and n_x == n_o:
-            raise ValueError("X has three in a row, yet O moved afterwards: the game had ended.")
+            raise InputError("X has three in a row, yet O moved afterwards: the game had ended.")
         if won == "o" and n_x > n_o:
-            raise ValueError("O has three in a row, yet X moved afterwards: the game had ended.")
+            raise InputError("O has three in a row, yet X moved afterwards: the game had ended.")
         if encode(cells) not in self.table.index:
-            raise ValueError("This board cannot arise in a game of tic-tac-toe.")
+            raise InputError("This board cannot arise in a game of tic-tac-toe.")
         return cells
 
     def position(self, text: str) -> int:
         """The table index of a board that can arise in a game and still has a move to make.
 
         Raises:
-            ValueError: If the board is impossible or the game is already over.
+            InputError: If the board is impossible or the game is already over.
         """
         cells = self.check(text)
         state = self.table.index[encode(cells)]
         if self.table.terminal[state]:
             won = winner(cells)
             if won is None:
-                raise ValueError("The board is full, so the game is over (a draw). "
+                raise InputError("The board is full, so the game is over (a draw). "
                                  "Clear a cell or pick a preset to search.")
-            raise ValueError(f"{won.upper()} has three in a row, so the game is over. "
+            raise InputError(f"{won.upper()} has three in a row, so the game is over. "
                              "Clear a cell or pick a preset to search.")
         return state
 

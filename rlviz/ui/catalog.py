@@ -53,11 +53,7 @@ class PageInfo:
 
     @property
     def url_path(self) -> str:
-        """The page's path in the browser.
-
-        It is the file stem, so that a link resolves to this page even on a server whose first
-        visitor arrives through it (see ``rlviz.ui.navigation.leave_legacy_pages_mode``).
-        """
+        """The page's path in the browser: the file stem, so links keep working as they were."""
         return self.slug
 
     @property

@@ -20,13 +20,14 @@ server and the user sees a short note, never a traceback. Streamlit's own contro
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import io
 import json
 import logging
 import math
-import shutil
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -40,22 +41,30 @@ import streamlit as st
 
 from rlviz import __version__
 from rlviz.errors import InputError
+from rlviz.ui import export
 from rlviz.ui.catalog import PageInfo, page_info
 from rlviz.ui.controls import Control, Params, Section
-from rlviz.ui.navigation import leave_legacy_pages_mode
+from rlviz.ui.navigation import favicon
 
 __all__ = ["Check", "Page", "cached", "cached_figures", "chart", "page"]
 
 log = logging.getLogger("rlviz.ui")
 
 PLOTLY_CONFIG = {
-    "displaylogo": False,
-    "toImageButtonOptions": {"format": "png", "scale": 2},
-    "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+    # No floating toolbar: on a touch screen it stays up after a tap and covers the chart's
+    # title and legend. Dragging still zooms, a double click resets, and the export panel
+    # gives each figure as PNG and interactive HTML.
+    "displayModeBar": False,
 }
+PUBLIC_URL = "RLVIZ_PUBLIC_URL"
+"""Environment variable: the address students reach the app at, for share links (for example
+``https://rl.example.org/class``). Without it a link starts with the browser's own address."""
+KEPT = "_rlviz.kept"
+"""Session-state key: each page's control values, by page slug then control name, kept for the
+session so that a page shows them again after a visit to another page."""
 FRIENDLY_ERROR = (
     "Something went wrong while drawing this view. The page still works: change a control or "
-    "press **Reset to defaults** in the sidebar. The problem has been logged."
+    "press **Reset to defaults** under *Share this view*. The problem has been logged."
 )
 
 
@@ -63,9 +72,44 @@ def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
     """``st.cache_data`` with the app's bounded policy: a page's compute is cached by its inputs.
 
     Arguments must be hashable primitives; the result is returned as a copy, so callers cannot
-    mutate the cached value.
+    mutate the cached value. While a value is computed (a cache miss that lasts longer than
+    half a second) a spinner with the elapsed time shows where the call was made; the page
+    also shows one right under the control that was just changed, where the user is looking.
     """
-    return st.cache_data(max_entries=max_entries, show_spinner=show_spinner, ttl=6 * 3600)
+    label = show_spinner if isinstance(show_spinner, str) else "Computing…"
+
+    def decorate(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def compute(*args: Any, **kwargs: Any) -> Any:
+            if show_spinner is False:
+                return fn(*args, **kwargs)
+            with _progress(label):
+                return fn(*args, **kwargs)
+
+        return st.cache_data(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)(compute)
+
+    return decorate
+
+
+_RUN = threading.local()
+"""What the script run on this thread is drawing: its ``Page`` and whether progress shows."""
+
+
+@contextlib.contextmanager
+def _progress(label: str):
+    """A spinner where a computation was asked for (outermost cached call of a run only).
+
+    Streamlit shows a spinner only after half a second, so fast computations show nothing.
+    """
+    if getattr(_RUN, "page", None) is None or getattr(_RUN, "busy", False):
+        yield
+        return
+    _RUN.busy = True
+    try:
+        with st.spinner(label, show_time=True):
+            yield
+    finally:
+        _RUN.busy = False
 
 
 def cached_figures(max_entries: int = 32):
@@ -168,12 +212,7 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
-@functools.cache
-def _png_available() -> bool:
-    return shutil.which("chromium") is not None or shutil.which("google-chrome") is not None
-
-
-_PNG_LOCK = threading.Lock()
+_UNSET = object()
 
 DECLARED: dict[str, dict[str, Control]] = {}
 """The controls each page declared on its latest run, by page slug then name (for tests)."""
@@ -193,15 +232,9 @@ def _one_torch_thread() -> None:
     """
     torch = sys.modules.get("torch")
     if torch is None or getattr(getattr(torch, "__spec__", None), "_initializing", False):
-        return  # not imported, or still being imported (by the app's warm-up thread)
+        return  # not imported, or still being imported
     if torch.get_num_threads() != 1:
         torch.set_num_threads(1)
-
-
-def _figure_png(fig: Any) -> bytes:
-    # One static export at a time: each starts a headless browser.
-    with _PNG_LOCK:
-        return fig.to_image(format="png", scale=2)
 
 
 class Page:
@@ -222,22 +255,41 @@ class Page:
         self._values: dict[str, Any] = {}
         self._notices: list[str] = []
         self._top: Any = None
+        self._share: Any = None
+        self._busy: Any = None
+        """The spinner under the control this run's user changed, while the run lasts."""
+        self._loading: Any = None
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Page:
-        leave_legacy_pages_mode()
         _one_torch_thread()
         st.set_page_config(
-            page_title=f"{self.info.title} · rlviz", page_icon=self.info.icon, layout="wide"
+            page_title=f"{self.info.title} · rlviz", page_icon=favicon(), layout="wide"
         )
         DECLARED[self.slug] = {}  # this run's controls only
-        st.title(self.heading, anchor=False)
+        _RUN.page = self
+        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+            st.title(self.heading, anchor=False)
+            self._share = st.empty()
         if self.intro:
             st.markdown(self.intro)
+        # On a session's first visit to the page, say at once that the view is on its way
+        # (Streamlit's own spinners wait half a second); cleared when the page is drawn.
+        first_visit = self.slug not in st.session_state.get(KEPT, {})
+        self._kept()  # visited: a page without controls is drawn at once the next time
+        self._loading = st.empty()
+        if first_visit:
+            self._loading.status("Drawing this view…", state="running")
         self._top = st.container()
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        _RUN.page = None
+        if self._busy is not None:
+            self._busy.__exit__(None, None, None)
+            self._busy = None
+        if self._loading is not None:
+            self._loading.empty()
         handled = False
         if exc is not None and isinstance(exc, Exception):
             handled = True
@@ -262,10 +314,11 @@ class Page:
     ) -> Params:
         """Draw controls (in the sidebar unless ``container`` is given), bound to the URL.
 
-        On the first run of a session a control takes its value from the query string when that
-        value is valid, and otherwise its default with a visible notice. Afterwards the widget
-        is the source of truth and the URL follows it, listing only values that differ from the
-        defaults, so a copied link restores the exact view.
+        On a session's first visit to the page a control takes its value from the query string
+        when that value is valid, and otherwise its default with a visible notice. Afterwards
+        the widget is the source of truth and the URL follows it, listing only values that
+        differ from the defaults, so a copied link restores the exact view. The values are kept
+        for the session: after a visit to another page, this page and its URL show them again.
 
         Returns:
             The values of these controls by name.
@@ -284,13 +337,23 @@ class Page:
         self._show_notices()
         return Params(values)
 
+    def _kept(self) -> dict[str, Any]:
+        """This page's values kept for the session, in plain session state.
+
+        Streamlit forgets the state of every widget a run did not draw, such as all the
+        widgets of another page.
+        """
+        kept = st.session_state.setdefault(KEPT, {})
+        return kept.setdefault(self.slug, {})
+
     def _bind(self, control: Control) -> Any:
         if control.name in self._controls:
             raise ValueError(f"control {control.name!r} is declared twice on this page")
         key = self.key(control.name)
         state = st.session_state
+        kept = self._kept()
         if key not in state:
-            state[key] = self._initial(control)
+            state[key] = self._initial(control, kept)
         elif not self._valid(control, state[key]):
             state[key] = control.default
         elif state.get(f"{key}._domain") != self._domain(control):
@@ -299,14 +362,25 @@ class Page:
             state[key] = state[key]
         state[f"{key}._domain"] = self._domain(control)
         value = control.render(key)
+        previous = kept.get(control.name, _UNSET)
+        if (self._busy is None and previous is not _UNSET
+                and control.encode(previous) != control.encode(value)):
+            # The person just changed this control: if the rest of the run takes more than
+            # half a second, a spinner shows right under it (until the page is drawn).
+            self._busy = st.spinner("Computing…", show_time=True)
+            self._busy.__enter__()
+        kept[control.name] = value
         self._controls[control.name] = control
         DECLARED[self.slug][control.name] = control
         self._values[control.name] = value
         return value
 
-    def _initial(self, control: Control) -> Any:
+    def _initial(self, control: Control, kept: Mapping[str, Any]) -> Any:
+        """A control's value when its widget has no state: link, session, else default."""
         raw = st.query_params.get(control.name)
         if raw is None:
+            if control.name in kept and self._valid(control, kept[control.name]):
+                return kept[control.name]
             return control.default
         try:
             return control.parse(raw)
@@ -367,18 +441,30 @@ class Page:
         """Forget this page's control values and its URL parameters."""
         for name in list(self._controls):
             st.session_state.pop(self.key(name), None)
+        self._kept().clear()
         st.query_params.clear()
 
     def share_link(self) -> str:
-        """The URL that restores this view."""
-        base = st.context.url or f"/{self.info.url_path}"
+        """The URL that restores this view.
+
+        It starts with the public address in ``RLVIZ_PUBLIC_URL`` when that is set (a server
+        reached as ``localhost`` still hands out links that work for others), else with the
+        address in the browser.
+        """
+        public = os.environ.get(PUBLIC_URL, "").strip()
+        if public:
+            base = public.rstrip("/") + "/" + self.info.url_path
+        else:
+            base = (st.context.url or "").split("?")[0] or f"/{self.info.url_path}"
         query = urlencode(self._url_values(), safe=",")
         return f"{base}?{query}" if query else base
 
     def _share_panel(self) -> None:
-        with st.sidebar:
-            st.divider()
-            st.markdown("**Share this view**")
+        """"Share this view" beside the title: the link and a reset button."""
+        if self._share is None:
+            return
+        with self._share.popover("Share this view", icon=":material/share:"):
+            st.markdown("Anyone who opens this link sees this exact view:")
             st.code(self.share_link(), language=None, wrap_lines=True)
             st.button(
                 "Reset to defaults", icon=":material/restart_alt:", key=self.key("_reset"),
@@ -489,6 +575,7 @@ class Page:
             cols = st.columns(3)
             with cols[0]:
                 st.markdown("**Figures**")
+                png = export.available()
                 for name, fig in figures.items():
                     st.download_button(
                         f"{name}.html", data=functools.partial(_figure_html, fig),
@@ -496,15 +583,19 @@ class Page:
                         on_click="ignore", key=self.key(f"_export.html.{name}"),
                         icon=":material/code:",
                     )
-                    if _png_available():
+                    if png:
                         st.download_button(
-                            f"{name}.png", data=functools.partial(_figure_png, fig),
+                            f"{name}.png", data=functools.partial(export.figure_png, fig),
                             file_name=f"{self.slug}-{name}.png", mime="image/png",
                             on_click="ignore", key=self.key(f"_export.png.{name}"),
                             icon=":material/image:",
                         )
-                if figures and not _png_available():
-                    st.caption("PNG: use the camera button on a chart's toolbar.")
+                if figures and png:
+                    st.caption("A PNG is drawn on the server: its button shows a spinner "
+                               "until the file is ready (the first takes a few seconds).")
+                elif figures:
+                    st.caption("PNG needs Chromium on the server; the HTML file has a camera "
+                               "button that saves a PNG.")
             with cols[1]:
                 st.markdown("**Data**")
                 for name, table in data.items():

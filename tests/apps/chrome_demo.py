@@ -1,5 +1,7 @@
 """A page that exercises every piece of the chrome; the fixture of the chrome's tests."""
 
+import time
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -12,6 +14,14 @@ from rlviz.ui.catalog import PageInfo
 
 INFO = PageInfo(slug="demo", title="Chrome demo", section="", icon=":material/science:",
                 teaches="")
+
+
+@ui.cached(max_entries=4, show_spinner="Taking two seconds…")
+def slow_echo(gamma: float) -> float:
+    """A computation long enough for its progress to show."""
+    time.sleep(2.0)
+    return gamma
+
 
 with ui.Page("demo", intro="Every control type.", info=INFO) as page:
     p = page.controls([
@@ -36,6 +46,9 @@ with ui.Page("demo", intro="Every control type.", info=INFO) as page:
             ui.TableColumn("r", "reward"), ui.TableColumn("done", "done", kind="bool")],
             value={"r": [1.0, 0.0, 2.0], "done": [False, False, True]}, max_rows=10),
     ], container=st.container())
+    slow = page.controls([ui.Toggle(name="slow", label="Take two seconds")])
+    if slow.slow:
+        st.metric("slow echo", slow_echo(p.gamma))
     rewards = np.asarray(table.traj["r"], dtype=float)
     if not np.isfinite(rewards).all():
         raise InputError(f"reward in row {int(np.argmin(np.isfinite(rewards)))} is empty")
