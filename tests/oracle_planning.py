@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from rlviz import planning as pl
 from rlviz import td
+from rlviz.planning import engine
 
 
 def dyna_loop(maze, *, planner="dyna_q", n=5, runs=1, episodes=None, steps=None,
@@ -32,9 +32,9 @@ def dyna_loop(maze, *, planner="dyna_q", n=5, runs=1, episodes=None, steps=None,
     for r, child in enumerate(np.random.SeedSequence(seed).spawn(runs)):
         gen = np.random.default_rng(child)
         blocks: list[np.ndarray] = []
-        plan_rows = pl._PlanRows(seed, r, n) if n else None
+        plan_rows = engine._PlanRows(seed, r, n) if n else None
 
-        def row(t):
+        def row(t, blocks=blocks, gen=gen):
             while t >= td.BLOCK * len(blocks):
                 blocks.append(gen.random((td.BLOCK, width)))
             return blocks[t // td.BLOCK][t % td.BLOCK]

@@ -1,5 +1,8 @@
-"""Figures of the Dyna page: steps per episode by planning budget, the greedy policy part-way
-through an episode, cumulative reward when the maze changes, and the learned model on the maze."""
+"""Figures of the Dyna page.
+
+Steps per episode by planning budget, the greedy policy part-way through an episode,
+cumulative reward when the maze changes, and the learned model on the maze.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import plotly.graph_objects as go
 
 from rlviz import planning, td
 from rlviz.figures.grid import grid_figure
-from rlviz.figures.theme import INK, MUTED, SEQUENTIAL, color, figure, hex_to_rgba
+from rlviz.figures.theme import INK, SEQUENTIAL, color, figure, hex_to_rgba
 
 __all__ = [
     "LABELS",
@@ -297,7 +300,7 @@ def figs_n(n: int) -> str:
 def halfway_caption(study: planning.PlanningStudy) -> str:
     """How far the value has spread in each policy of Figure 8.3."""
     parts = []
-    for n, (q, into, length) in study.halfway.items():
+    for n, (q, _, length) in study.halfway.items():
         cells = figs_cells(study.maze)
         arrows = int(planning.greedy_mask(np.asarray(q)[cells]).any(axis=1).sum())
         if length:
