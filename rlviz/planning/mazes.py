@@ -111,16 +111,19 @@ class Maze:
 
 
 def _world(layout: str, which: str) -> TabularMDP:
+    """One layout as ``rlviz.envs.gridworld`` builds it, checked in the page's terms."""
+    lines = [line.strip() for line in str(layout).strip().splitlines() if line.strip()]
+    for i, line in enumerate(lines, start=1):
+        for j, ch in enumerate(line, start=1):
+            if ch not in LEGEND:
+                raise InputError(
+                    f"{which}, row {i}, column {j}: {ch!r} cannot be used here; the mazes on "
+                    "this page use . (floor), # (wall), S (start) and G (goal)"
+                )
     try:
         rows = parse_layout(layout)
     except ValueError as err:
         raise InputError(f"{which}: {err}") from None
-    bad = sorted({ch for row in rows for ch in row} - set(LEGEND))
-    if bad:
-        raise InputError(
-            f"{which}: {', '.join(repr(b) for b in bad)} cannot be used here; the mazes on this "
-            "page use . (floor), # (wall), S (start) and G (goal)"
-        )
     if not any("G" in row for row in rows):
         raise InputError(f"{which} has no goal: put at least one G on the grid")
     if len(rows) * len(rows[0]) > MAX_CELLS:
