@@ -66,7 +66,7 @@ def test_the_changing_mazes(which):
 @pytest.mark.parametrize(
     "query",
     [{"ns": "0"}, {"ns": "50"}, {"ns": "1,5"}, {"ns": "10,20,50"}, {"alpha": "1"},
-     {"alpha": "0.05"}, {"epsilon": "0"}, {"epsilon": "0.5"}, {"gamma": "0.5"},
+     {"alpha": "0.05"}, {"epsilon": "0"}, {"epsilon": "0.3"}, {"gamma": "0.5"},
      {"gamma": "0.99"}, {"seed": "2147483647"}, {"runs": "2", "episodes": "20"},
      {"layout": "S..#..G\n...#...\n......."}, {"layout": "S.G"}, {"layout": "SG"}],
     ids=lambda q: ",".join(f"{k}={v[:10]}" for k, v in q.items()),
@@ -111,7 +111,8 @@ def test_a_link_restores_every_control():
 
 @pytest.mark.parametrize(
     ("query", "name"),
-    [({"alpha": "2"}, "alpha"), ({"ns": "7"}, "ns"), ({"ns": "0,1,5,10"}, "ns"),
+    [({"alpha": "2"}, "alpha"), ({"epsilon": "0.5"}, "epsilon"), ({"ns": "7"}, "ns"),
+     ({"ns": "0,1,5,10"}, "ns"),
      ({"exp": "cliff"}, "exp"), ({"episodes": "500"}, "episodes"), ({"runs": "x"}, "runs")],
 )
 def test_bad_link_values_fall_back_with_a_notice(query, name):
