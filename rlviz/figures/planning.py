@@ -148,11 +148,18 @@ def cumulative_figure(res: planning.DynaResult, change_at: int) -> go.Figure:
     x = np.arange(1, steps + 1)[stride - 1::stride]
     for p, name in enumerate(res.planners):
         curve = td.learning_curve(total[p][:, stride - 1::stride])
+        curve = td.Curve(curve.mean, np.maximum(curve.low, 0.0), curve.high)  # no reward < 0
         c = PLANNER_COLORS[name]
-        if res.runs > 1:
+        # With n = 0 (or κ = 0 where nothing is untried) the agents can coincide: show both.
+        twin = next((LABELS[o] for o in res.planners[:p] if np.array_equal(
+            total[res.index(o)], total[p])), None)
+        if res.runs > 1 and twin is None:
             _band(fig, x, curve, c, LABELS[name])
-        fig.add_trace(go.Scatter(x=x, y=curve.mean, mode="lines", line=dict(color=c, width=2.4),
-                                 name=LABELS[name], hovertemplate="%{y:.1f}"))
+        fig.add_trace(go.Scatter(
+            x=x, y=curve.mean, mode="lines",
+            line=dict(color=c, width=2.4, dash="dash" if twin else "solid"),
+            name=LABELS[name] + (f" (the same as {twin})" if twin else ""),
+            hovertemplate="%{y:.1f}"))
     fig.add_vline(x=change_at, line=dict(color=INK, dash="dash", width=1.3),
                   annotation=dict(text="the maze changes", font=dict(color=INK, size=12)),
                   annotation_position="top left")
@@ -323,10 +330,15 @@ def changing_caption(study: planning.ChangingStudy) -> str:
     parts = []
     for name in study.result.planners:
         share = float((paths[name] == best).mean())
-        parts.append(f"{LABELS[name]} collected {gain[name]:.1f} after the change, and "
-                     f"{share:.0%} of its runs end on a shortest route ({best} moves)")
-    return (f"The maze changes at step {study.change_at:,} of {study.result.rewards.shape[2]:,}. "
+        parts.append(f"{LABELS[name]} reached G {gain[name]:.1f} times after the change "
+                     f"(mean over runs), and {share:.0%} of its runs end on a shortest route "
+                     f"({best} moves)")
+    text = (f"The maze changes at step {study.change_at:,} of {study.result.rewards.shape[2]:,}. "
             + "; ".join(parts) + ".")
+    if study.result.n == 0:
+        text += (" With n = 0 neither agent plans, and the bonus enters only through planning: "
+                 "both are one-step Q-learning on the same dice, one curve.")
+    return text
 
 
 def model_caption(study: planning.ChangingStudy) -> str:
