@@ -62,6 +62,18 @@ def test_q_update_by_hand():
         0.3 + 0.5 * (1.0 - 0.3))
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_q_update_is_td_target_then_update_to_the_bit(seed):
+    rng = np.random.default_rng(seed)
+    q_sa, r, q_next = rng.normal(size=30), rng.normal(size=30), rng.normal(size=(30, 4))
+    terminal = rng.random(30) < 0.3
+    for term in (False, terminal):
+        target = td.q_learning_target(r, q_next, gamma=0.95, terminal=term)
+        np.testing.assert_array_equal(
+            pl.q_update(q_sa, r, q_next, alpha=0.1, gamma=0.95, terminal=term),
+            td.td_update(q_sa, target, 0.1))
+
+
 def test_exploration_bonus_by_hand():
     np.testing.assert_allclose(pl.exploration_bonus(np.array([0.0, 1.0]), np.array([100, 0]),
                                                     1e-3), [0.01, 1.0])

@@ -1,7 +1,7 @@
 r"""Dyna-Q's readable steps, written on arrays: one call serves one run or every lane at once.
 
-``q_update`` is the update of a real and a replayed transition alike (one-step Q-learning, with
-``rlviz.td``'s own target and update); ``exploration_bonus`` is Dyna-Q+'s planning reward;
+``q_update`` is the update of a real and a replayed transition alike (one-step Q-learning, the
+arithmetic of ``rlviz.td``'s target and update); ``exploration_bonus`` is Dyna-Q+'s planning reward;
 ``sample_model`` picks the pairs to replay; ``plan`` makes ``n`` planning updates of every lane.
 
 Reference: Sutton & Barto (2018), Sections 8.2-8.3 (the tabular Dyna-Q box, and Dyna-Q+).
@@ -13,15 +13,14 @@ import functools
 
 import numpy as np
 
-from rlviz import td
-
 
 def q_update(q_sa, r, q_next, *, alpha, gamma, terminal=False):
     r"""Dyna-Q's one update, the same for a real transition and a replayed one.
 
     .. math:: Q(S, A) \leftarrow Q(S, A) + \alpha\big[R + \gamma \max_a Q(S', a) - Q(S, A)\big]
 
-    It is one-step Q-learning, written with ``rlviz.td``'s own target and update.
+    It is one-step Q-learning: to the bit, ``rlviz.td``'s ``q_learning_target`` followed by
+    ``td_update`` (a test checks it), written out as the book writes it.
 
     Args:
         q_sa: ``[...]`` the current ``Q(S, A)``.
@@ -34,8 +33,10 @@ def q_update(q_sa, r, q_next, *, alpha, gamma, terminal=False):
     Returns:
         ``[...]`` the new ``Q(S, A)``.
     """
-    target = td.q_learning_target(r, q_next, gamma=gamma, terminal=terminal)
-    return td.td_update(q_sa, target, alpha)
+    if terminal is not False:  # nothing follows a terminal state
+        gamma = gamma * np.logical_not(terminal)
+    target = r + gamma * np.max(q_next, axis=-1)
+    return q_sa + alpha * (target - q_sa)
 
 
 def exploration_bonus(r, tau, kappa):
