@@ -256,3 +256,19 @@ def _ok(k: pl.Known) -> bool:
     if k.passed is not None:
         return bool(k.passed)
     return abs(float(k.value) - float(k.reference)) <= k.tol
+
+
+@pytest.mark.parametrize(("ns", "planner"), [((0, 5, 50), "dyna_q"), ((1, 10), "dyna_q"),
+                                              ((0, 3), "dyna_q_plus")])
+def test_budgets_in_one_call_equal_one_call_each(ns, planner):
+    from rlviz.planning.engine import agent
+
+    kw = dict(runs=6, episodes=15, seed=4)
+    both = pl.run_dyna(DYNA, planners=(planner,) * len(ns), n=ns, **kw)
+    for i, n in enumerate(ns):
+        alone = pl.run_dyna(DYNA, planners=(planner,), n=n, **kw)
+        one = agent(both, i)
+        assert one.n == n
+        for f in ("lengths", "played", "steps_taken", "first_reward", "q", "tried",
+                  "model_next", "visits", "stopped_early"):
+            np.testing.assert_array_equal(getattr(one, f), getattr(alone, f), err_msg=f)

@@ -42,7 +42,7 @@ class DynaResult:
     """
 
     planners: tuple[str, ...]
-    n: int  # planning updates per real step
+    n: int | tuple[int, ...]  # planning updates per real step (or one per planner)
     lengths: np.ndarray  # [P, R, N] steps of each episode, 0 if not finished
     played: np.ndarray  # [P, R] episodes finished
     rewards: np.ndarray | None  # [P, R, T] reward of each step (step protocol), else None
@@ -148,17 +148,23 @@ def _check(maze_, planners, n, runs, episodes, steps, change_at, epsilon, alpha,
            max_steps, max_updates):
     if not isinstance(maze_, Maze):
         raise TypeError(f"expected a Maze; got {type(maze_).__name__}")
-    if not planners or any(p not in PLANNERS for p in planners) or len(set(planners)) < len(
-            planners):
-        raise ValueError(f"planners must be distinct names from {PLANNERS}; got {planners}")
+    ns = tuple(n) if isinstance(n, tuple | list) else (n,) * len(planners)
+    if len(ns) != len(planners):
+        raise ValueError(f"give one n per planner; got {n} for {planners}")
+    if not planners or any(p not in PLANNERS for p in planners) or len(set(zip(
+            planners, ns, strict=True))) < len(planners):
+        raise ValueError(f"planners must be distinct names from {PLANNERS} (or the same "
+                         f"name with different n); got {planners}")
     if (episodes is None) == (steps is None):
         raise ValueError("give exactly one of episodes and steps")
-    counts = [("runs", runs, 1), ("planning steps n", n, 0), ("max_steps", max_steps, 1),
-              ("max_updates", max_updates, 1)]
+    counts = [("runs", runs, 1), *(("planning steps n", k, 0) for k in ns),
+              ("max_steps", max_steps, 1), ("max_updates", max_updates, 1)]
     counts += [("episodes", episodes, 1)] if episodes is not None else [("steps", steps, 1)]
     for name, value, least in counts:
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
             raise InputError(f"the number of {name} must be a whole number ≥ {least}; got {value}")
+    if len(set(ns)) > 1 and not maze_.terminal.all(axis=0).any():
+        raise ValueError("planners with different n need a goal shared by every world")
     if maze_.n_worlds > 1 and change_at is None:
         raise ValueError("a maze with two worlds needs change_at")
     if change_at is not None and (isinstance(change_at, bool) or int(change_at) < 0):
@@ -325,7 +331,7 @@ def run_dyna(
     maze_: Maze,
     *,
     planners: tuple[str, ...] = ("dyna_q",),
-    n: int = 5,
+    n: int | tuple[int, ...] = 5,
     runs: int = 30,
     episodes: int | None = None,
     steps: int | None = None,
@@ -351,7 +357,8 @@ def run_dyna(
     Args:
         maze_: The maze (``maze``).
         planners: Names from ``PLANNERS``; run ``r`` of each shares its dice.
-        n: Planning updates per real step (0: one-step Q-learning).
+        n: Planning updates per real step (0: one-step Q-learning), or one per planner (the
+            same planner may then appear once per n; it needs a goal in every world).
         runs: Independent runs per planner.
         episodes: Stop each run after this many episodes (Figure 8.2's protocol), or
         steps: after this many real steps (Figures 8.4 and 8.5).
@@ -374,6 +381,12 @@ def run_dyna(
            max_steps, max_updates)
     lanes = len(planners) * runs
     n_cells, n_actions, worlds = maze_.n_cells, maze_.n_actions, maze_.n_worlds
+    ns = tuple(int(k) for k in n) if isinstance(n, tuple | list) else (int(n),) * len(planners)
+    n_lane = np.repeat(ns, runs)  # [L] planning updates per step of each lane
+    n = max(ns)  # the planning rounds of a step; a lane with fewer replays a no-op in the rest
+    spare = int(np.flatnonzero(maze_.terminal.all(axis=0))[0]) if len(set(ns)) > 1 else 0
+    # The no-op: a goal's values are 0 and stay 0 (nobody acts there), and its model says
+    # "stay, reward 0", so replaying it computes 0 + α(0 + γ·0 − 0) = 0.
     lane_run = np.tile(np.arange(runs), len(planners))
     plus = np.repeat([p == "dyna_q_plus" for p in planners], runs)
     bonus = plus.any()
@@ -383,7 +396,7 @@ def run_dyna(
     change = never if worlds == 1 else int(change_at)
     n_episodes = 0 if episodes is None else int(episodes)
     streams = _run_rows(seed, runs, n_actions)
-    plan_streams = [_PlanRows(seed, r, n) for r in range(runs)] if n else []
+    plan_streams = {(r, k): _PlanRows(seed, r, k) for r in range(runs) for k in set(ns) if k}
     tab = _Tables.empty(lanes, n_cells, n_actions)
     world = _Lanes.build(maze_, lanes)
 
@@ -391,7 +404,7 @@ def run_dyna(
     t_lane, cell = _first_walk(maze_, streams, lane_run, ~plus | (kappa == 0), limit, change,
                                epsilon, tab)
     # A lane stops after its last step (its step budget), or at the end of its last episode.
-    stop_at = np.minimum(limit, t_lane + max(int(max_updates) // (1 + n), 1))
+    stop_at = np.minimum(limit, t_lane + np.maximum(int(max_updates) // (1 + n_lane), 1))
     least = min(maze_.shortest)  # no episode is shorter
     lengths = np.zeros((lanes, n_episodes), dtype=np.int64)
     rewards = np.zeros((lanes, limit)) if steps is not None else None
@@ -412,16 +425,22 @@ def run_dyna(
         for r in range(runs):  # no lane of run r reads rows before its earliest lane's step
             earliest = int(t_lane[lane_run == r].min())
             streams[r].forget(earliest)
-            if n:
-                plan_streams[r].forget(earliest)
+            for k in set(ns) - {0}:
+                plan_streams[r, k].forget(earliest)
         dice = np.stack([streams[lane_run[lane]].rows(t_lane[lane], t_lane[lane] + BLOCK)
                          for lane in range(lanes)], axis=1)  # [B, L, width]
         explore = dice[..., EXPLORE] < epsilon
         random_action = (dice[..., RANDOM_ACTION] * n_actions).astype(np.int64)
         keys = np.nextafter(dice[..., TIE_KEYS:], 2.0)  # never 0: a tied action beats the rest
-        if n:
-            draws = np.stack([plan_streams[lane_run[lane]].rows(t_lane[lane], t_lane[lane] + BLOCK)
-                              for lane in range(lanes)], axis=1)  # [B, L, n, 2]
+        n_now = int(n_lane[~done].max())  # the planning rounds this block needs
+        if n_now:
+            draws = np.zeros((BLOCK, lanes, n_now, 2))  # [B, L, n, 2]
+            for lane in np.flatnonzero(n_lane):
+                k = min(n_lane[lane], n_now)
+                draws[:, lane, :k] = plan_streams[lane_run[lane], n_lane[lane]].rows(
+                    t_lane[lane], t_lane[lane] + BLOCK)[:, :k]
+            pad = np.arange(n_now)[None, :] >= n_lane[:, None]  # [L, n] the no-op rounds
+            padded = pad.any()
         # What happens at which step of this block: the world's change, each lane's last step.
         offset = world.size * (t_lane[None, :] + np.arange(BLOCK)[:, None] >= change)  # [B, L]
         changes = _by_step(np.where(done, never, change - t_lane))
@@ -448,7 +467,7 @@ def run_dyna(
             # (d) direct RL. A goal's values stay 0 (nobody acts there): no terminal mask needed.
             flat[sa] = q_update(flat[sa], r, q_rows[s2], alpha=alpha_v, gamma=gamma_v)
             log_pair[i], log_r[i], log_end[i] = sa, r, world.ends[here]
-            if not n:  # Q-learning: the model is kept only to be shown
+            if not n_now:  # Q-learning: the model is kept only to be shown
                 tab.model_next.reshape(-1)[sa] = s2 - lane_cells
             else:  # (e) model learning, then (f) planning: n replayed transitions
                 t_next = t_lane + (i + 1)
@@ -460,8 +479,11 @@ def run_dyna(
                 if bonus:
                     pr = exploration_bonus(pr, t_next[:, None] - tab.last_tried.reshape(-1)[at],
                                            kappa_l)
-                q = tab.q = plan(q, ps, pa, pr, tab.model_next.reshape(-1)[at], alpha=alpha_v,
-                                 gamma=gamma_v)
+                pn = tab.model_next.reshape(-1)[at]
+                if padded:
+                    ps, pa = np.where(pad, spare, ps), np.where(pad, 0, pa)
+                    pr, pn = np.where(pad, 0.0, pr), np.where(pad, spare, pn)
+                q = tab.q = plan(q, ps, pa, pr, pn, alpha=alpha_v, gamma=gamma_v)
             row = world.after[here]
             finished = lasts.get(i)
             if i >= check:
@@ -503,13 +525,13 @@ def run_dyna(
         tab.tried.reshape(-1)[pairs] = True
         np.add.at(tab.visits.reshape(-1), pairs // n_actions, 1)
         _keep(final, tab, np.flatnonzero(done & (final_t > t_lane) & (final_t <= t_lane + used)),
-              names=("visits",) if n else ("visits", "tried"))  # what only the log fills in
+              names=("visits",) if n_now else ("visits", "tried"))  # only the log fills in
         t_lane = t_lane + used
 
     shape = (len(planners), runs)
     stopped_early = played < n_episodes if episodes is not None else final_t < limit
     return DynaResult(
-        planners=tuple(planners), n=int(n),
+        planners=tuple(planners), n=ns[0] if len(set(ns)) == 1 else ns,
         lengths=lengths.reshape(*shape, n_episodes), played=played.reshape(shape),
         rewards=None if rewards is None else rewards.reshape(*shape, limit),
         steps_taken=final_t.reshape(shape), first_reward=first_reward.reshape(shape),
@@ -518,7 +540,8 @@ def run_dyna(
         model_next=final.model_next.reshape(*shape, n_cells, n_actions),
         visits=final.visits.reshape(*shape, n_cells),
         stopped_early=stopped_early.reshape(shape),
-        settings=dict(n=n, runs=runs, episodes=episodes, steps=steps, change_at=change_at,
+        settings=dict(n=ns[0] if len(set(ns)) == 1 else ns, runs=runs, episodes=episodes,
+                      steps=steps, change_at=change_at,
                       epsilon=epsilon, alpha=alpha, gamma=gamma, kappa=kappa, seed=seed,
                       max_steps=max_steps, max_updates=max_updates),
     )
@@ -561,3 +584,15 @@ def _keep(final: _Tables, tab: _Tables, lanes: np.ndarray,
     if lanes.size:
         for name in names:
             getattr(final, name)[lanes] = getattr(tab, name)[lanes]
+
+
+def agent(res: DynaResult, i: int) -> DynaResult:
+    """The result of planner ``i`` alone, as if it had been trained on its own (same dice)."""
+    n = res.n[i] if isinstance(res.n, tuple) else res.n
+    one = {f: getattr(res, f)[i:i + 1] for f in ("lengths", "played", "steps_taken",
+                                                  "first_reward", "q", "tried", "model_next",
+                                                  "visits", "stopped_early")}
+    return DynaResult(planners=(res.planners[i],), n=n,
+                      rewards=None if res.rewards is None else res.rewards[i:i + 1],
+                      settings={**res.settings, "n": n}, **one)
+

@@ -35,7 +35,7 @@ def q_update(q_sa, r, q_next, *, alpha, gamma, terminal=False):
     """
     if terminal is not False:  # nothing follows a terminal state
         gamma = gamma * np.logical_not(terminal)
-    target = r + gamma * np.max(q_next, axis=-1)
+    target = r + gamma * np.asarray(q_next).max(axis=-1)
     return q_sa + alpha * (target - q_sa)
 
 
