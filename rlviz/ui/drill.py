@@ -29,7 +29,7 @@ def _state(name: str) -> str:
     return f"{KEY}.{name}"
 
 
-def _url_list(name: str, choices: Sequence) -> list:
+def _url_list(name: str, choices: Sequence[str]) -> list[str]:
     """A comma-separated list of indices into ``choices`` from the URL (bad entries dropped)."""
     out = []
     for part in str(st.query_params.get(name, "")).split(","):
@@ -45,7 +45,8 @@ def filters() -> tuple[list[str], list[int]]:
     if topics_key not in st.session_state:
         st.session_state[topics_key] = _url_list("topic", TOPICS)
     if levels_key not in st.session_state:
-        st.session_state[levels_key] = _url_list("level", levels)
+        raw = str(st.query_params.get("level", "")).split(",")
+        st.session_state[levels_key] = [x for x in levels if str(x) in raw]
     with st.sidebar:
         st.markdown("**Which questions**")
         topics = st.multiselect("Topics", TOPICS, key=topics_key, placeholder="All topics")
@@ -185,7 +186,8 @@ def _reveal(q: Quiz) -> None:
         if choice == right:
             st.success(f"Your prediction was right: {right}.", icon=":material/check_circle:")
         else:
-            st.error(f"The answer is: {right}.", icon=":material/cancel:")
+            st.warning(f"You predicted {choice}; the answer is {right}.",
+                       icon=":material/cancel:")
     with st.container(border=True):
         st.markdown("**The answer**")
         st.markdown("\n".join(f"- {p}" for p in answer_points(item)))
