@@ -23,6 +23,7 @@ ORIGINAL = ("value_iteration", "cliff_td", "bandits", "ppo_clip", "gae", "mcts",
 OWN = [q for q in BANK if q.id.split(".")[0] in (*ORIGINAL, "fundamentals")]
 LINKS = sorted({link.url: link for q in OWN for link in q.links
                 if catalog.page_info(link.page).exists}.items())
+OPENED = [(url, link) for url, link in LINKS if link.query]  # defaults: tests/test_app.py
 
 
 def normal(text: str) -> str:
@@ -106,7 +107,7 @@ def test_every_link_names_real_controls_in_their_url_form(url, link):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("url", "link"), LINKS, ids=[u for u, _ in LINKS])
+@pytest.mark.parametrize(("url", "link"), OPENED, ids=[u for u, _ in OPENED])
 def test_every_link_opens_its_page_at_its_values(url, link):
     at = run_page(PAGES / f"{link.page}.py", query=dict(link.query), timeout=300)
     assert_healthy(at)

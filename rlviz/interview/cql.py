@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from rlviz.interview import Link, Prediction, Question
 from rlviz.interview.whiteboard import cql as wb
 
@@ -9,6 +11,7 @@ PAGE = "cql"
 TOPIC = "Offline RL"
 
 
+@functools.cache  # deterministic (seed 0), and several answers quote the same run
 def _one_state(curve: str = "hill", coverage: float = 0.4) -> dict[str, float]:
     from rlviz import offline
 
