@@ -10,7 +10,7 @@ from rlviz.interview.whiteboard import bandits as wb
 PAGE = "bandits"
 TOPIC = "Bandits"
 FIG_2_2 = {"racers": "greedy,eps_a,eps_b", "eps_b_eps": "0.01"}
-BOUNDS = {"testbed": "bernoulli", "runs": "100", "steps": "10000",
+BOUNDS = {"testbed": "bernoulli", "runs": "20", "steps": "10000",
           "racers": "eps_a,ucb,thompson", "ucb_c": str(math.sqrt(2))}
 PROBS = (0.9, 0.5, 0.4, 0.2)
 
@@ -38,7 +38,7 @@ def _bounds_numbers() -> dict[str, str]:
 
     r = bandits.race((bandits.EpsilonGreedy(epsilon=0.1), bandits.UCB(c=math.sqrt(2)),
                       bandits.BetaThompson()), bandits.BernoulliTestbed(probs=PROBS),
-                     runs=100, steps=10000, seed=0)
+                     runs=20, steps=10000, seed=0)
     return {"eps": f"{r.regret[0, -1]:.0f}", "ucb": f"{r.regret[1, -1]:.0f}",
             "ts": f"{r.regret[2, -1]:.0f}",
             "lr": f"{bandits.lai_robbins(PROBS, 10000)[-1]:.0f}",
@@ -121,7 +121,7 @@ QUESTIONS = (
             "Fixed ε-greedy keeps pulling bad arms a fraction ε of the time: linear regret.",
             "Lai & Robbins: any consistent algorithm has regret at least "
             "Σ_a Δ_a ln T / KL(μ_a, μ*); UCB and Thompson sampling reach that order, ln T.",
-            "On Bernoulli arms (0.9, 0.5, 0.4, 0.2), after 10,000 steps (100 runs): ε-greedy "
+            "On Bernoulli arms (0.9, 0.5, 0.4, 0.2), after 10,000 steps (20 runs): ε-greedy "
             "{eps}, UCB1 {ucb}, Thompson {ts}; the Lai–Robbins curve is at {lr} and UCB1's "
             "upper bound at {ucb1}.",
         ),
