@@ -101,11 +101,11 @@ class Quiz:
 
     def _go(self, question: Question | None) -> None:
         st.session_state[_state("current")] = question.id if question else None
-        st.session_state[_state("revealed")] = False
+        st.session_state[_state("revealed")] = None
         _set_url("q", drill.token(question.id) if question else "")
 
     def reveal(self) -> None:
-        st.session_state[_state("revealed")] = True
+        st.session_state[_state("revealed")] = self.current.id
 
     def mark(self, knew: bool) -> None:
         qid = self.current.id
@@ -125,8 +125,9 @@ class Quiz:
 
     @property
     def revealed(self) -> bool:
-        return bool(st.session_state.get(_state("revealed"))) and (
-            st.session_state.get(_state("current")) == getattr(self.current, "id", None))
+        """Whether the current question's answer is shown."""
+        return self.current is not None and (
+            st.session_state.get(_state("revealed")) == self.current.id)
 
 
 def quiz(bank: Sequence[Question], chosen: Sequence[Question], found: drill.Progress) -> Quiz:
@@ -146,7 +147,8 @@ def quiz(bank: Sequence[Question], chosen: Sequence[Question], found: drill.Prog
         st.button("Start over", icon=":material/restart_alt:", key=_state("restart"),
                   on_click=q.restart)
         return q
-    st.session_state.setdefault(_state("current"), q.current.id)
+    st.session_state[_state("current")] = q.current.id  # a reload comes back to it
+    _set_url("q", drill.token(q.current.id))
     _card(q)
     return q
 
