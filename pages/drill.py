@@ -8,7 +8,7 @@ from rlviz.ui import drill as quiz
 INTRO = (
     "Interview questions on every page, each with a short answer and the live view that proves "
     "it. Commit to an answer, reveal, and mark whether you knew it: your progress lives in this "
-    "page's address, so a reload or a bookmark keeps it and nothing is stored on the server."
+    "page's address, so a reload or a bookmark keeps it and the server keeps none of it."
 )
 
 with ui.page("drill", intro=INTRO):

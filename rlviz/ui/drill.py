@@ -165,7 +165,7 @@ def _card(q: Quiz) -> None:
                      key=_state(f"choice.{item.id}"), disabled=q.revealed)
             committed = st.session_state.get(_state(f"choice.{item.id}")) is not None
         else:
-            st.text_area("Your answer, in a few points (it stays in your browser tab)",
+            st.text_area("Your answer, in a few points (forgotten when you close the tab)",
                          key=_state(f"answer.{item.id}"), disabled=q.revealed, height=110)
             committed = True
         if not q.revealed:
