@@ -32,9 +32,11 @@ def _points(question_id: str) -> tuple[str, ...]:
 def answer_points(question: Question) -> tuple[str, ...]:
     """The answer with its numbers filled in by rlviz, computed once per process.
 
-    The numbers are deterministic (fixed seeds), and some take a second or two to compute.
+    The numbers are deterministic (fixed seeds), and some take a second or two to compute: a
+    spinner shows where the answer will be if it takes more than half a second.
     """
-    return _points(question.id)
+    with st.spinner("Working out the answer's numbers…", show_time=True):
+        return _points(question.id)
 
 
 def links_markdown(question: Question) -> str:
