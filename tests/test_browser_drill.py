@@ -39,3 +39,18 @@ def test_quiz_flow_survives_a_reload(server, browser_page):
     settle(page, timeout_ms=120_000)
     assert main.get_by_text(re.compile(r"^1 of \d+ questions in this selection marked")).count()
     assert re.search(r"known=", page.url)
+
+
+def test_the_handout_downloads_as_printable_html(server, browser_page):
+    page = browser_page
+    topic = "Distributional RL"
+    from rlviz.interview import TOPICS
+
+    page.goto(f"{server}/drill?topic={TOPICS.index(topic)}")
+    settle(page, timeout_ms=120_000)
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="Handout (HTML, prints well)").click()
+    text = open(download.value.path(), encoding="utf-8").read()
+    assert text.startswith("<!DOCTYPE html>") and "@media print" in text
+    assert f"<h2>{topic}</h2>" in text and "<script" not in text
+    assert "{" not in text.split("</style>", 1)[1].replace("{{", "")  # every number filled in

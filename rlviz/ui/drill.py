@@ -17,7 +17,7 @@ import streamlit as st
 from rlviz import drill, interview
 from rlviz.interview import DIFFICULTIES, TOPICS, Question
 from rlviz.ui.chrome import PUBLIC_URL
-from rlviz.ui.questions import answer_points, links_markdown
+from rlviz.ui.questions import answer_points, links_markdown, points_of
 
 __all__ = ["KEY", "Quiz", "filters", "handout_buttons", "progress", "quiz", "summary"]
 
@@ -224,7 +224,7 @@ def _handout(ids: tuple[str, ...], kind: str, base_url: str) -> bytes:
     by_id = {q.id: q for q in interview.bank()}
     chosen = [by_id[i] for i in ids]
     make = drill.handout_html if kind == "html" else drill.handout_markdown
-    return make(chosen, base_url=base_url, points=answer_points).encode()
+    return make(chosen, base_url=base_url, points=lambda q: points_of(q.id)).encode()
 
 
 def handout_buttons(chosen: Sequence[Question]) -> None:

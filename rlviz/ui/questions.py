@@ -14,7 +14,7 @@ import streamlit as st
 from rlviz import interview
 from rlviz.interview import DIFFICULTIES, Question
 
-__all__ = ["LABEL", "answer_points", "links_markdown", "panel"]
+__all__ = ["LABEL", "answer_points", "links_markdown", "panel", "points_of"]
 
 LABEL = "Interview questions on this page"
 
@@ -22,7 +22,8 @@ log = logging.getLogger("rlviz.ui")
 
 
 @functools.lru_cache(maxsize=1024)
-def _points(question_id: str) -> tuple[str, ...]:
+def points_of(question_id: str) -> tuple[str, ...]:
+    """A question's answer with its numbers filled in, once per process (no Streamlit calls)."""
     for q in interview.bank():
         if q.id == question_id:
             return tuple(q.answer_points())
@@ -36,7 +37,7 @@ def answer_points(question: Question) -> tuple[str, ...]:
     spinner shows where the answer will be if it takes more than half a second.
     """
     with st.spinner("Working out the answer's numbers…", show_time=True):
-        return _points(question.id)
+        return points_of(question.id)
 
 
 def links_markdown(question: Question) -> str:
