@@ -101,9 +101,11 @@ def test_html_handout_is_self_contained_escaped_and_printable():
 
 @pytest.mark.slow
 def test_handouts_with_every_number_filled():
-    points = {q.id: q.answer_points() for q in BANK}
-    md = drill.handout_markdown(BANK, points=lambda q: points[q.id])
-    page = drill.handout_html(BANK, points=lambda q: points[q.id])
-    for q in BANK:
+    # Two topics whose numbers are quick; tests/test_interview_bank.py computes all of ours.
+    chosen = drill.filter_questions(BANK, topics=["Dynamic programming", "Distributional RL"])
+    points = {q.id: q.answer_points() for q in chosen}
+    md = drill.handout_markdown(chosen)
+    page = drill.handout_html(chosen, points=lambda q: points[q.id])
+    for q in chosen:
         assert all(f"- {p}" in md for p in points[q.id])
-    assert page.count("<section class='question'") == len(BANK)
+    assert page.count("<section class='question'") == len(chosen)
