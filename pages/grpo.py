@@ -3,7 +3,7 @@ import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and
 import pandas as pd
 import streamlit as st
 
-from rlviz import interview, llm, returns, ui
+from rlviz import llm, returns, ui
 from rlviz.errors import InputError
 from rlviz.figures import llm as figs
 from rlviz.interview.whiteboard import grpo as wb
@@ -260,15 +260,6 @@ with ui.page("grpo", intro=INTRO) as page:
                 llm.rloo_advantages, llm.reinforce_advantages, llm.token_weights,
                 llm.policy_loss, llm.kl_estimates, llm._gae_advantages, returns.gae,
                 llm.sample_responses, llm.exact_metrics, llm.compare)
-    questions = st.expander("Interview questions", icon=":material/school:",
-                            key=page.key("_questions"), on_change="rerun")
-    if questions.open:
-        with questions:
-            for item in interview.for_page("grpo"):
-                st.markdown(f"**{item.question}**  \n" + "\n".join(
-                    f"- {point}" for point in item.answer_points()))
-                st.markdown("Open: " + " · ".join(f"[{link.shows}]({link.url})"
-                                                  for link in item.links))
     page.export(
         figures={"reward": shown["reward"], "kl": shown["kl"], "length": shown["length"],
                  "wrong_length": shown["wrong_length"], "group": fig_group, "mask": fig_mask,

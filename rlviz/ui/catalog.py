@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["HOME", "PAGES", "ROOT", "SECTIONS", "PageInfo", "available_pages", "page_info"]
+__all__ = ["DRILL", "HOME", "PAGES", "ROOT", "SECTIONS", "PageInfo", "available_pages", "page_info"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,6 +74,16 @@ HOME = PageInfo(
     icon=":material/home:",
     teaches="Every family of algorithms on one page each.",
 )
+
+DRILL = PageInfo(
+    slug="drill",
+    title="Interview drill",
+    section="",
+    icon=":material/quiz:",
+    teaches="Interview questions on every page, each answered by a live view: quiz yourself, "
+    "mark what you knew, print a handout.",
+)
+"""Home's neighbour in the navigation: it teaches no algorithm of its own, so it has no card."""
 
 PAGES: tuple[PageInfo, ...] = (
     PageInfo(
@@ -228,7 +238,7 @@ def _available() -> tuple[PageInfo, ...]:
 
 def page_info(slug: str) -> PageInfo:
     """Look up a page by slug."""
-    for p in (HOME, *PAGES):
+    for p in (HOME, DRILL, *PAGES):
         if p.slug == slug:
             return p
     raise KeyError(f"no page named {slug!r} in the catalog")

@@ -41,7 +41,7 @@ import streamlit as st
 
 from rlviz import __version__
 from rlviz.errors import InputError
-from rlviz.ui import export
+from rlviz.ui import export, questions
 from rlviz.ui.catalog import PageInfo, page_info
 from rlviz.ui.controls import Control, Params, Section
 from rlviz.ui.navigation import favicon
@@ -361,6 +361,8 @@ class Page:
             self._busy = None
         if self._loading is not None:
             self._loading.empty()
+        if exc is None:
+            questions.panel(self.slug)  # the page's interview questions, under its body
         handled = False
         if exc is not None and isinstance(exc, Exception):
             handled = True

@@ -6,7 +6,7 @@ import functools
 
 import streamlit as st
 
-from rlviz.ui.catalog import HOME, ROOT, SECTIONS, available_pages
+from rlviz.ui.catalog import DRILL, HOME, ROOT, SECTIONS, available_pages
 
 __all__ = ["FAVICON", "build", "favicon", "route"]
 
@@ -21,9 +21,11 @@ def favicon() -> bytes:
 
 
 def build() -> dict[str, list]:
-    """``st.navigation`` sections: Home first, then each section that has a written page."""
+    """``st.navigation`` sections: Home and the drill first, then each section with a page."""
     sections: dict[str, list] = {
-        "": [st.Page(str(HOME.file), title=HOME.title, icon=HOME.icon, default=True)]
+        "": [st.Page(str(HOME.file), title=HOME.title, icon=HOME.icon, default=True),
+             st.Page(str(DRILL.file), title=DRILL.title, icon=DRILL.icon,
+                     url_path=DRILL.url_path)]
     }
     for section in SECTIONS:
         pages = [

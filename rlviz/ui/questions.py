@@ -1,0 +1,72 @@
+"""Every algorithm page's "Interview questions on this page" panel, drawn by the chrome.
+
+The chrome calls ``panel(slug)`` after a page's body, so no page file draws it; a page with no
+questions in the bank (home, the drill) gets nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+import streamlit as st
+
+from rlviz import interview
+from rlviz.interview import DIFFICULTIES, Question
+
+__all__ = ["LABEL", "answer_points", "links_markdown", "panel", "points_of"]
+
+LABEL = "Interview questions on this page"
+
+log = logging.getLogger("rlviz.ui")
+
+
+@functools.lru_cache(maxsize=1024)
+def points_of(question_id: str) -> tuple[str, ...]:
+    """A question's answer with its numbers filled in, once per process (no Streamlit calls)."""
+    for q in interview.bank():
+        if q.id == question_id:
+            return tuple(q.answer_points())
+    raise KeyError(question_id)
+
+
+def answer_points(question: Question) -> tuple[str, ...]:
+    """The answer with its numbers filled in by rlviz, computed once per process.
+
+    The numbers are deterministic (fixed seeds), and some take a second or two to compute: a
+    spinner shows where the answer will be if it takes more than half a second.
+    """
+    with st.spinner("Working out the answer's numbers…", show_time=True):
+        return points_of(question.id)
+
+
+def links_markdown(question: Question) -> str:
+    """The question's live links as one line of markdown."""
+    return " · ".join(f"[{link.shows or link.url}]({link.url})" for link in question.links)
+
+
+def panel(slug: str) -> None:
+    """The closed-by-default panel of the page's questions, drawn only while open."""
+    questions = interview.for_page(slug)
+    if not questions:
+        return
+    box = st.expander(LABEL, icon=":material/school:", key=f"{slug}._questions",
+                      on_change="rerun")
+    if not box.open:
+        return
+    try:
+        with box:
+            _draw(questions)
+    except Exception:  # the panel is an extra: a bug in it must not take the page down
+        log.exception("the interview panel of page %s failed", slug)
+        box.caption("These questions could not be shown. The problem has been logged.")
+
+
+def _draw(questions: tuple[Question, ...]) -> None:
+    st.caption(f"{len(questions)} questions a candidate may be asked about what this page "
+               "shows, each with a short answer and the views that prove it. Quiz yourself on "
+               "them in the [interview drill](/drill).")
+    for q in questions:
+        st.markdown(f"**{q.question}**  \n:gray[{q.topic} · {DIFFICULTIES[q.difficulty]}]")
+        st.markdown("\n".join(f"- {p}" for p in answer_points(q)))
+        st.markdown("Open: " + links_markdown(q))
