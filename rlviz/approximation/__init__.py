@@ -20,14 +20,20 @@ state distribution is uniform. The book's target policy always takes solid; here
 is π(solid | s) in any state, 1 by default. Upper state ``i`` has value ``2 w_i + w_8``, the
 lower state ``w_7 + 2 w_8``.
 
-The package is split by concern: ``baird`` (the problem and its errors), ``steps`` (the readable
-updates and the sampling), ``runs``, ``studies`` (stability, the experiments, two states, the
-switchboard) and ``known`` (known answers).
+The package is split by concern: ``problem`` (Baird's problem and its errors), ``steps`` (the
+readable updates and the sampling), ``runs``, ``studies`` (stability, the experiments, two
+states, the switchboard) and ``known`` (known answers).
 """
 
 from __future__ import annotations
 
-from rlviz.approximation.baird import (
+from rlviz.approximation.known import (
+    Known,
+    book_settings,
+    known_answers,
+    whiteboard_gap,
+)
+from rlviz.approximation.problem import (
     BOOK_START,
     DIVERGED,
     MAX_RUNS,
@@ -40,17 +46,11 @@ from rlviz.approximation.baird import (
     projection,
     value_error,
 )
-from rlviz.approximation.baird import (
+from rlviz.approximation.problem import (
     DASHED as DASHED,
 )
-from rlviz.approximation.baird import (
+from rlviz.approximation.problem import (
     SOLID as SOLID,
-)
-from rlviz.approximation.known import (
-    Known,
-    book_settings,
-    known_answers,
-    whiteboard_gap,
 )
 from rlviz.approximation.runs import (
     RECORDED as RECORDED,

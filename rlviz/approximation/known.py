@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlviz.approximation.baird import NULL_WEIGHTS, SOLID, Problem, projection
+from rlviz.approximation.problem import NULL_WEIGHTS, SOLID, Problem, projection
 from rlviz.approximation.steps import semi_gradient_td_step, tdc_step
 from rlviz.approximation.studies import (
     BairdExperiment,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlviz.approximation.baird import (
+from rlviz.approximation.problem import (
     DIVERGED,
     MAX_STEPS,
     Problem,

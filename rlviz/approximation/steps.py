@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlviz.approximation.baird import MAX_RUNS, MAX_STEPS, Problem, _count
+from rlviz.approximation.problem import MAX_RUNS, MAX_STEPS, Problem, _count
 
 __all__ = [
     "Transitions",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlviz.approximation.baird import DIVERGED, MAX_STEPS, Problem, _count, _number, baird
+from rlviz.approximation.problem import DIVERGED, MAX_STEPS, Problem, _count, _number, baird
 from rlviz.approximation.runs import (
     Run,
     n_step_model,

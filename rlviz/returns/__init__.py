@@ -26,7 +26,7 @@ runs over time; the plain step-by-step loops live in the tests as the reference.
 
 The package is split by concern: ``steps`` (the readable one-step rules), ``validation``,
 ``filter`` (the vectorised backward sums), ``estimates`` (the returns and advantages),
-``examples`` (one trajectory broken down, worked examples) and ``random_walk`` (the study).
+``examples`` (one trajectory broken down, worked examples) and ``walks`` (the random walk study).
 """
 
 from __future__ import annotations
@@ -58,7 +58,11 @@ from rlviz.returns.filter import (
 from rlviz.returns.filter import (
     _leaky_sums_at as _leaky_sums_at,
 )
-from rlviz.returns.random_walk import (
+from rlviz.returns.steps import (
+    discounted_step,
+    td_error,
+)
+from rlviz.returns.walks import (
     SUTTON_BARTO_WALKS,
     StudyResult,
     WalkSamples,
@@ -66,10 +70,6 @@ from rlviz.returns.random_walk import (
     expected_episode_length,
     random_walk,
     sample_walks,
-)
-from rlviz.returns.steps import (
-    discounted_step,
-    td_error,
 )
 
 __all__ = [
