@@ -37,6 +37,12 @@ from rlviz.td.engine import (
     BLOCK,
     run_control,
 )
+from rlviz.td.engine import EXPLORE as EXPLORE
+from rlviz.td.engine import RANDOM_ACTION as RANDOM_ACTION
+from rlviz.td.engine import START as START
+from rlviz.td.engine import TABLE_COIN as TABLE_COIN
+from rlviz.td.engine import TIE_KEYS as TIE_KEYS
+from rlviz.td.engine import TRANSITION as TRANSITION
 from rlviz.td.engine import (
     _episode_returns as _episode_returns,
 )
