@@ -118,9 +118,9 @@ def test_surface_matches_numpy_formula_and_analytic_gradient():
 def test_surface_in_blocks_equals_one_block(monkeypatch):
     grid = (ppo.ratio_grid(97), ppo.advantage_grid(89))
     blocked = ppo.clip_surface(*grid, epsilon=0.2)
-    monkeypatch.setattr(ppo, "SERIAL_BLOCK", 1_000_000)
+    monkeypatch.setattr(ppo.surface, "SERIAL_BLOCK", 1_000_000)
     whole = ppo.clip_surface(*grid, epsilon=0.2)
-    monkeypatch.setattr(ppo, "SERIAL_BLOCK", 7)
+    monkeypatch.setattr(ppo.surface, "SERIAL_BLOCK", 7)
     tiny = ppo.clip_surface(*grid, epsilon=0.2)
     for other in (whole, tiny):
         np.testing.assert_array_equal(blocked.objective, other.objective)

@@ -228,7 +228,7 @@ CASES = {
 def test_vectorised_equals_the_loop_reference_draw_for_draw(algorithm, case, monkeypatch):
     make, kwargs, block = CASES[case]
     if block is not None:  # many block boundaries, with episodes cut short across them
-        monkeypatch.setattr(td, "BLOCK", block)
+        monkeypatch.setattr(td.engine, "BLOCK", block)
     mdp = make()
     fast = td.run_control(mdp, algorithm=algorithm, seed=11, **kwargs)
     slow = td.run_control_loop(mdp, algorithm=algorithm, seed=11, **kwargs)

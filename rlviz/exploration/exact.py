@@ -1,0 +1,183 @@
+"""Exact answers: finite-horizon planning, exact policy values, and first-reach probabilities."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rlviz import dp
+from rlviz.errors import InputError
+from rlviz.exploration.problems import Problem
+from rlviz.mdp import TabularMDP, policy_value
+
+__all__ = [
+    "Plan",
+    "finite_horizon_plan",
+    "first_reach_probability",
+    "policy_value_exact",
+    "random_walk_episodes",
+]
+
+
+PLAN_THETA = 1e-300
+"""Value iteration's stopping threshold for planning: it stops early only at an exact fixed
+point, after which every further sweep would return the same values."""
+
+
+# --------------------------------------------------------------------------- exact answers
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """The finite-horizon solution of a model by value iteration.
+
+    Attributes:
+        values: ``V_k``, the optimal value with ``k`` steps to go, for ``k = 0..H``.
+        greedy: The optimal actions at step ``h`` of the episode (ties included).
+        q: ``Q_h(s, a)``, the optimal action values at step ``h``.
+    """
+
+    values: np.ndarray  # [H+1, S] V_k with k steps to go
+    greedy: np.ndarray  # [H, S, A] bool, optimal actions at step h
+    q: np.ndarray | None  # [H, S, A] Q_h(s, a) at step h (None if not asked for)
+
+    @property
+    def horizon(self) -> int:
+        """Steps per episode H."""
+        return len(self.greedy)
+
+    @property
+    def start_values(self) -> np.ndarray:
+        """``[S]`` the optimal value of each position at the start of an episode."""
+        return self.values[-1]
+
+
+def finite_horizon_plan(mdp: TabularMDP, horizon: int, *, with_q: bool = True) -> Plan:
+    r"""Backward induction over ``horizon`` steps, as ``horizon`` sweeps of value iteration.
+
+    .. math:: V_0 = 0, \qquad V_k(s) = \max_a \Big[ r(s, a) + \sum_{s'} p(s' \mid s, a)\,
+        V_{k-1}(s') \Big], \qquad \pi_h(s) \in \arg\max_a \big[ r(s, a) + P V_{H-h-1} \big]
+
+    Synchronous value iteration with γ = 1 from ``V_0 = 0`` computes exactly these iterates
+    (Puterman, 1994, section 4.5; Sutton & Barto, 2018, section 4.4), so its trace is the
+    plan: sweep ``k`` is the value with ``k`` steps to go, and step ``h`` of an episode (with
+    ``H − h`` steps to go) acts greedily on ``V_{H−h−1}``.
+
+    Args:
+        mdp: The model (no terminal states needed: the horizon ends the episode).
+        horizon: Steps per episode ``H >= 1``.
+        with_q: Also return the optimal action values (planners only need the actions).
+
+    Returns:
+        The plan: values with ``k`` steps to go, optimal actions and values at each step.
+    """
+    trace = dp.value_iteration(mdp, gamma=1.0, theta=PLAN_THETA, max_sweeps=int(horizon))
+    values, greedy = trace.values, trace.greedy
+    if len(values) < horizon + 1:  # stopped at a fixed point: every later sweep repeats it
+        pad = horizon + 1 - len(values)
+        values = np.concatenate([values, np.repeat(values[-1:], pad, axis=0)])
+        greedy = np.concatenate([greedy, np.repeat(greedy[-1:], pad, axis=0)])
+    q = None
+    if with_q:
+        to_go = values[:horizon]  # V_0 .. V_{H-1}
+        q = (mdp.R[None] + (mdp.prob[None] * to_go[:, mdp.next_state]).sum(axis=-1))[::-1]
+    return Plan(values=values[: horizon + 1], greedy=greedy[:horizon][::-1], q=q)
+
+
+def time_expanded(problem: Problem) -> TabularMDP:
+    """The problem as one MDP over (step, position) pairs, ending in a terminal state.
+
+    State ``h * S + s`` is position ``s`` at step ``h``; the last state is terminal and follows
+    every move of the last step. Its values at step 0 are the episode's values.
+    """
+    mdp, horizon = problem.mdp, problem.horizon
+    n_states, n_actions, n_out = mdp.next_state.shape
+    end = horizon * n_states
+    h = np.arange(horizon)[:, None, None, None]
+    following = np.where(h + 1 < horizon, (h + 1) * n_states + mdp.next_state[None], end)
+    next_state = np.concatenate([following.reshape(end, n_actions, n_out),
+                                 np.full((1, n_actions, n_out), end)])
+    prob = np.concatenate([np.broadcast_to(mdp.prob, (horizon, *mdp.prob.shape))
+                           .reshape(end, n_actions, n_out), np.eye(n_out)[[0] * n_actions][None]])
+    reward = np.concatenate([np.broadcast_to(mdp.reward, (horizon, *mdp.reward.shape))
+                             .reshape(end, n_actions, n_out), np.zeros((1, n_actions, n_out))])
+    terminal = np.zeros(end + 1, dtype=bool)
+    terminal[end] = True
+    return TabularMDP(next_state=next_state, prob=prob, reward=reward, terminal=terminal,
+                      start=np.concatenate([mdp.start, np.zeros(end + 1 - n_states)]),
+                      action_names=mdp.action_names, name=f"{mdp.name} over (step, position)")
+
+
+def policy_value_exact(problem: Problem, policy: np.ndarray) -> np.ndarray:
+    r"""Exact values of a step-dependent policy by one linear solve on the (step, position) MDP.
+
+    Solves :math:`(I - P_\pi) V = R_\pi` (``rlviz.mdp.policy_value`` with γ = 1), independently
+    of value iteration.
+
+    Args:
+        problem: The problem.
+        policy: ``[H, S, A]`` action probabilities at each step, or a boolean set of actions
+            (spread evenly over the set).
+
+    Returns:
+        ``[H, S]`` the value of each position at each step.
+    """
+    pi = np.asarray(policy, dtype=np.float64)
+    pi = pi / pi.sum(axis=-1, keepdims=True)
+    horizon, n_states, n_actions = pi.shape
+    flat = np.concatenate([pi.reshape(horizon * n_states, n_actions),
+                           np.full((1, n_actions), 1.0 / n_actions)])
+    values = policy_value(time_expanded(problem), flat, 1.0)
+    return values[:-1].reshape(horizon, n_states)
+
+
+def first_reach_probability(problem: Problem, epsilon: float = 1.0) -> float:
+    r"""Chance that a uniformly random walker collects the far reward in one episode.
+
+    The walker takes each action with probability 1/A. With ``m_h(s)`` the chance of being at
+    ``s`` at step ``h`` without having collected it yet,
+
+    .. math:: p = \sum_{h < H} m_h(s_{far}) / A, \qquad
+        m_{h+1}(s') = \sum_{s, a} m_h(s)\, \tfrac1A\, P(s' \mid s, a)\,
+        [(s, a) \ne (s_{far}, a_{far})]
+
+    On the deep sea of size N the far reward needs N rights in a row, so ``p = 2^{-N}``.
+    Episodes of an ε = 1 learner are independent, so its first success is geometric with mean
+    ``1 / p`` episodes.
+
+    Args:
+        problem: The problem.
+        epsilon: Must be 1 (the walker); kept for the formula's name.
+
+    Returns:
+        The probability ``p`` per episode.
+    """
+    if epsilon != 1.0:
+        raise InputError("The closed form is for the uniformly random walker (ε = 1) only.")
+    mdp = problem.mdp
+    n_actions = mdp.n_actions
+    mass = mdp.start.copy()
+    found = 0.0
+    for _ in range(problem.horizon):
+        found += mass[problem.far_state] / n_actions
+        weight = np.broadcast_to(mass[:, None, None] / n_actions * mdp.prob, mdp.prob.shape).copy()
+        weight[problem.far_state, problem.far_action] = 0.0
+        mass = np.bincount(mdp.next_state.ravel(), weights=weight.ravel(),
+                           minlength=mdp.n_states)
+    return float(found)
+
+
+def random_walk_episodes(problem: Problem, episodes: int, *, seed: int) -> float:
+    """Monte-Carlo estimate of ``first_reach_probability``.
+
+    The share of ``episodes`` uniformly random episodes that collect the far reward, all walked
+    at once, one step at a time.
+    """
+    rng = np.random.default_rng(seed)
+    mdp = problem.mdp
+    state = np.full(episodes, mdp.start_state)
+    found = np.zeros(episodes, dtype=bool)
+    for _ in range(problem.horizon):
+        action = rng.integers(mdp.n_actions, size=episodes)
+        found |= (state == problem.far_state) & (action == problem.far_action)
+        state, _ = mdp.step(state, action, rng.random(episodes))
+    return float(found.mean())

@@ -1,0 +1,583 @@
+"""The engines: episodes played in batches, the training of every method, the learning curves."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rlviz.errors import InputError
+from rlviz.policy_gradient.corridor import (
+    AC_STEP_BUDGET,
+    CRITICS,
+    GOAL,
+    MAX_STEPS,
+    REWARD,
+    RIGHT,
+    START,
+    STEP_BUDGET,
+    _count,
+    _seed,
+    _step_size,
+    initial_theta,
+    policy,
+)
+from rlviz.policy_gradient.steps import (
+    actor_critic_step,
+    corridor_step,
+    reinforce_baseline_update,
+    reinforce_update,
+)
+
+__all__ = [
+    "Curve",
+    "Episodes",
+    "Method",
+    "Training",
+    "learning_curve",
+    "play_episodes",
+    "train",
+]
+
+
+_CHUNK, _MAX_CHUNK = 32, 1024  # steps per look-up block of play_episodes (doubling)
+_AC_BLOCK = 256  # actor-critic steps per block of random numbers
+
+
+_RESTART = np.array([0, 1, 2, START], dtype=np.intp)  # the state after each, goal → S
+
+
+# --------------------------------------------------------------------------- the engines
+class _Streams:
+    """Uniform numbers per lane, each lane reading the stream of its run.
+
+    Lane ``l`` reads the stream of run ``run_of[l]`` through a window of the numbers from the
+    lane's current episode on; ``_end[l]`` is the stream index just past the window.
+    """
+
+    def __init__(self, seed: int, runs: int, run_of: np.ndarray, width: int = 4 * _MAX_CHUNK):
+        children = np.random.SeedSequence(seed).spawn(runs)
+        self._gens = [np.random.default_rng(children[r]) for r in run_of]
+        self._buf = np.stack([g.random(width) for g in self._gens])
+        self._end = np.full(len(run_of), width, dtype=np.int64)
+        self._views: dict[int, np.ndarray] = {}
+
+    def take(self, lanes: np.ndarray, base: np.ndarray, t0: int, n: int) -> np.ndarray:
+        """``[len(lanes), n]``: numbers ``base + t0 … base + t0 + n − 1`` of each lane's stream.
+
+        ``base``, the start of the lane's episode, never decreases.
+        """
+        width = self._buf.shape[1]
+        if t0 + n > width:  # a very long episode: widen every window
+            more = np.stack([g.random(t0 + n - width) for g in self._gens])
+            lo = self._end - width
+            self._buf = np.concatenate([self._buf, more], axis=1)
+            width = t0 + n
+            self._end = lo + width
+            self._views = {}
+        short = base + (t0 + n) > self._end[lanes]
+        if short.any():
+            for lane, at in zip(lanes[short], base[short], strict=True):
+                lo = self._end[lane] - width
+                keep = self._buf[lane, at - lo:].copy()
+                self._buf[lane, : keep.size] = keep
+                self._buf[lane, keep.size:] = self._gens[lane].random(width - keep.size)
+                self._end[lane] = at + width
+        view = self._views.get(n)
+        if view is None:  # every run of n numbers in the windows, without copying
+            view = self._views[n] = np.lib.stride_tricks.sliding_window_view(self._buf, n, 1)
+        return view[lanes, base + t0 - (self._end[lanes] - width)]
+
+
+@dataclass(frozen=True)
+class Episodes:
+    """One episode per lane, padded to the longest."""
+
+    states: np.ndarray | None  # [N, L] int8 S_t (G after the end), if asked for
+    actions: np.ndarray  # [N, L] int8 A_t (meaningless after the end)
+    alive: np.ndarray  # [N, L] bool, step t was played (t < T)
+    lengths: np.ndarray  # [N] T, the number of steps (max_steps when cut)
+    finished: np.ndarray  # [N] bool, reached the goal within max_steps
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """``[N, L]`` −1 on every step played, 0 after."""
+        return self.alive * REWARD
+
+
+_MOVES = 16  # moves looked up at once
+_CODES = 1 << _MOVES
+
+
+@functools.cache
+def _sixteen_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where sixteen moves lead from every state (each pair stepped with ``corridor_step``).
+
+    For the code ``c`` whose bit i is 1 when move i goes left, and ``r = 2¹⁶ s + c``:
+    ``PATH[r]`` are the sixteen states met (before each move), ``END[r]`` is 2¹⁶ times the
+    state after them, and ``STEPS[r]`` how many of the moves were made before the goal.
+    """
+    s = np.repeat(np.arange(4), _CODES)
+    code = np.tile(np.arange(_CODES), 4)
+    path = np.empty((s.size, _MOVES), dtype=np.int8)
+    for i in range(_MOVES):
+        path[:, i] = s
+        s = corridor_step(s, (code >> i) & 1)[0]
+    return path, _CODES * s, (path != GOAL).sum(axis=1)
+
+
+def _assemble(pieces: list, field: int, n_lanes: int, length: int, fill: int) -> np.ndarray:
+    """``[N, length]`` from the blocks of steps each lane played (``fill`` after its last)."""
+    lanes, t0, first = pieces[0][0], pieces[0][1], pieces[0][field]
+    if len(pieces) == 1 and lanes.size == n_lanes and t0 == 0 and first.shape[1] >= length:
+        return first[:, :length]
+    out = np.full((n_lanes, length), fill, dtype=np.int8)
+    for piece in pieces:
+        lanes, t0, block = piece[0], piece[1], piece[field]
+        width = min(block.shape[1], length - t0)
+        if width > 0:
+            out[lanes, t0:t0 + width] = block[:, :width]
+    return out
+
+
+def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int, np.ndarray], np.ndarray], *,
+                  max_steps: int = MAX_STEPS, states: bool = False) -> Episodes:
+    """Every lane plays one episode from S with its own fixed π(right).
+
+    Step t of lane l goes right when its t-th random number is below ``p_right[l]``; the
+    states follow from ``corridor_step``. Because the policy does not change during the
+    episode, the moves are drawn for a block of steps at once, packed sixteen to a code, and
+    where each code leads is looked up in a table built from ``corridor_step``, for every lane
+    at once, until every lane has reached the goal or ``max_steps`` steps.
+
+    Args:
+        p_right: ``[N]`` π(right) of each lane.
+        uniforms: ``(t0, n, lanes) -> [len(lanes), n]`` the random numbers of the lanes still
+            going (indices into ``p_right``) for steps t0 … t0 + n − 1.
+        max_steps: Longest episode.
+        states: Whether to keep the states visited (the learners need only the actions).
+
+    Returns:
+        The episodes.
+    """
+    n_lanes = p_right.shape[0]
+    path, end, made = _sixteen_moves()
+    at = np.full(n_lanes, _CODES * START, dtype=np.intp)  # 2¹⁶ × the state: a row of the table
+    lengths = np.zeros(n_lanes, dtype=np.intp)
+    pieces = []  # (lanes, first step, moves, states) of each block of steps
+    # A first block four times the longest expected episode (−J(p), largest at an end of the
+    # lanes' range of p) is mostly enough; later blocks play only the lanes still going.
+    ends = (min(max(float(p), 1e-6), 1.0 - 1e-6) for p in (p_right.min(), p_right.max()))
+    expected = max((4.0 - 2.0 * p) / (p * (1.0 - p)) for p in ends)
+    chunk = int(min(max(_CHUNK * math.ceil(4 * expected / _CHUNK), _CHUNK), _MAX_CHUNK))
+    rows, t0 = np.arange(n_lanes), 0
+    while t0 <= max_steps and rows.size:
+        left = uniforms(t0, chunk, rows) >= p_right[rows, None]
+        # Sixteen moves to a code: bit i of code b is move 16 b + i.
+        codes = np.packbits(left, axis=1, bitorder="little").view("<u2").T.astype(np.intp)
+        s = np.empty((rows.size, chunk), dtype=np.int8) if states else None
+        here, steps = at[rows], lengths[rows]
+        for b, code in enumerate(codes):
+            row = here + code
+            if states:
+                s[:, b * _MOVES:(b + 1) * _MOVES] = path[row]
+            steps += made[row]
+            here = end[row]
+            if b % 2 == 1 and not (here != _CODES * GOAL).any():
+                break
+        used = (b + 1) * _MOVES
+        at[rows], lengths[rows] = here, steps
+        pieces.append((rows, t0, left[:, :used].view(np.int8), s[:, :used] if states else None))
+        rows = rows[here != _CODES * GOAL]
+        t0 += chunk
+        chunk = min(2 * chunk, _MAX_CHUNK)
+    finished = lengths <= max_steps
+    lengths = np.minimum(lengths, max_steps)
+    longest = int(lengths.max())
+    A = _assemble(pieces, 2, n_lanes, longest, 0)  # LEFT = 1, RIGHT = 0 after the end
+    S = _assemble(pieces, 3, n_lanes, longest, GOAL) if states else None
+    return Episodes(states=S, actions=A, alive=np.arange(longest) < lengths[:, None],
+                    lengths=lengths, finished=finished)
+
+
+@dataclass(frozen=True)
+class Method:
+    """One learner and its step sizes.
+
+    Attributes:
+        kind: ``"reinforce"``, ``"reinforce_with_baseline"`` or ``"actor_critic"``.
+        alpha_theta: The actor's step size.
+        alpha_w: The baseline's or critic's step size (unused by REINFORCE).
+        critic: Actor-critic's critic: ``"per_state"`` or ``"one_value"``.
+    """
+
+    kind: str
+    alpha_theta: float
+    alpha_w: float = 0.0
+    critic: str = "per_state"
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise InputError(f"unknown learner {self.kind!r}; choose one of {', '.join(KINDS)}")
+        _step_size(self.alpha_theta, "α_θ")
+        if self.kind != "reinforce":
+            _step_size(self.alpha_w, "α_w")
+            if self.alpha_w > 0.25:
+                raise InputError(f"the step size α_w must be at most 1/4; got {self.alpha_w:g}")
+        if self.critic not in CRITICS:
+            raise InputError(f"unknown critic {self.critic!r}")
+
+    @property
+    def name(self) -> str:
+        """A stable key: the kind and the step sizes as powers of two where they are."""
+        parts = [self.kind, _power(self.alpha_theta)]
+        if self.kind != "reinforce":
+            parts.append(_power(self.alpha_w))
+        if self.kind == "actor_critic" and self.critic != "per_state":
+            parts.append(self.critic)
+        return ":".join(parts)
+
+
+KINDS = ("reinforce", "reinforce_with_baseline", "actor_critic")
+
+
+def _power(x: float) -> str:
+    k = math.log2(x)
+    return f"2^{int(round(k))}" if abs(k - round(k)) < 1e-12 else f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Training:
+    """Learning curves of several learners on the same runs.
+
+    A run stops early in two ways. It *runs away* when an episode reaches ``max_steps`` steps:
+    that episode and the rest carry ``−max_steps`` in ``returns`` (their true returns would be
+    lower still). It is *cut* when it has taken its budget of steps in all (``budget``,
+    ``ac_budget`` for actor-critic): the episodes it did not start are NaN. Both carry NaN in
+    ``p_right``.
+    """
+
+    methods: tuple[Method, ...]
+    returns: np.ndarray  # [M, R, E] float32, return of each episode (−its length)
+    p_right: np.ndarray  # [M, R, E] float32, π(right) after each episode's update(s)
+    ran_away: np.ndarray  # [M, R] episode at which the run ran away, or −1
+    cut: np.ndarray  # [M, R] first episode the run did not start for want of steps, or −1
+    steps: np.ndarray  # [M, R] environment steps taken
+    p0: float
+    seed: int
+    max_steps: int
+    budget: int
+    ac_budget: int
+
+    @property
+    def runs(self) -> int:
+        """Independent runs per learner."""
+        return self.returns.shape[1]
+
+    @property
+    def episodes(self) -> int:
+        """Episodes per run."""
+        return self.returns.shape[2]
+
+    def index(self, method: Method) -> int:
+        """Row of a learner."""
+        return self.methods.index(method)
+
+    @staticmethod
+    def join(parts: Sequence[Training]) -> Training:
+        """Several trainings of the same runs (runs, episodes, p0, seed, limits) as one."""
+        first = parts[0]
+
+        def key(t: Training) -> tuple:
+            return t.runs, t.episodes, t.p0, t.seed, t.max_steps, t.budget, t.ac_budget
+
+        if any(key(t) != key(first) for t in parts[1:]):
+            raise InputError("only trainings of the same runs can be joined")
+        fields = ("returns", "p_right", "ran_away", "cut", "steps")
+        return Training(
+            methods=tuple(m for t in parts for m in t.methods),
+            **{f: np.concatenate([getattr(t, f) for t in parts]) for f in fields},
+            p0=first.p0, seed=first.seed, max_steps=first.max_steps, budget=first.budget,
+            ac_budget=first.ac_budget)
+
+    def budget_of(self, method: Method) -> int:
+        """The step budget of a learner's runs."""
+        return self.ac_budget if method.kind == "actor_critic" else self.budget
+
+    def final_mean(self, method: Method, last: int = 100) -> float:
+        """Mean return over the last ``last`` episodes of the runs that played them, or NaN."""
+        tail = self.returns[self.index(method), :, -last:]
+        played = tail[np.isfinite(tail)]
+        return float(played.mean()) if played.size else math.nan
+
+
+def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, seed: int,
+          max_steps: int = MAX_STEPS, budget: int = STEP_BUDGET,
+          ac_budget: int = AC_STEP_BUDGET) -> Training:
+    """Train every learner on ``runs`` independent runs of ``episodes`` episodes.
+
+    The Monte-Carlo learners play all their runs in lockstep, one episode of each at a time
+    (``play_episodes``), and update them with ``reinforce_update`` or
+    ``reinforce_baseline_update`` on those arrays; actor-critic steps all its runs together
+    with ``actor_critic_step``.
+
+    Args:
+        methods: The learners (distinct).
+        runs: Independent runs, 1–1000.
+        episodes: Episodes per run, 1–10000.
+        p0: Initial π(right), in (0, 1).
+        seed: Seed of the runs' random numbers.
+        max_steps: An episode this long makes its run stop (it ran away).
+        budget: A Monte-Carlo run starts no episode once it has taken this many steps.
+        ac_budget: The same for actor-critic.
+
+    Returns:
+        The learning curves.
+    """
+    methods = tuple(methods)
+    if not methods or not all(isinstance(m, Method) for m in methods):
+        raise InputError("choose at least one learner")
+    if len(set(methods)) != len(methods):
+        raise InputError("each learner may be chosen once")
+    runs = _count(runs, "the number of runs", 1, 1000)
+    episodes = _count(episodes, "the number of episodes", 1, 10_000)
+    max_steps = _count(max_steps, "the longest episode", 1, 100_000)
+    budget = _count(budget, "the step budget", 1, 10**9)
+    ac_budget = _count(ac_budget, "actor-critic's step budget", 1, 10**9)
+    seed = _seed(seed)
+    theta0 = initial_theta(p0)
+    shape = (len(methods), runs, episodes)
+    # Returns are whole numbers and π(right) is for plotting: float32 holds both (and halves
+    # what a page keeps in its cache).
+    out = dict(returns=np.full(shape, np.nan, dtype=np.float32),
+               p_right=np.full(shape, np.nan, dtype=np.float32),
+               ran_away=np.full(shape[:2], -1, dtype=np.int64),
+               cut=np.full(shape[:2], -1, dtype=np.int64),
+               steps=np.zeros(shape[:2], dtype=np.int64))
+    reinforce = [i for i, m in enumerate(methods) if m.kind == "reinforce"]
+    if reinforce:  # every step size in one lockstep
+        _train_monte_carlo([methods[i] for i in reinforce], reinforce, out, theta0, seed,
+                           max_steps, budget)
+    for i, m in enumerate(methods):
+        if m.kind == "actor_critic":
+            _train_actor_critic(m, i, out, theta0, seed, max_steps, ac_budget)
+        elif m.kind == "reinforce_with_baseline":
+            _train_monte_carlo([m], [i], out, theta0, seed, max_steps, budget)
+    for i in range(len(methods)):
+        for r in np.flatnonzero(out["ran_away"][i] >= 0):
+            out["returns"][i, r, out["ran_away"][i, r]:] = -float(max_steps)
+    return Training(methods=methods, p0=float(p0), seed=seed, max_steps=max_steps,
+                    budget=budget, ac_budget=ac_budget, **out)
+
+
+def _train_monte_carlo(group: list[Method], rows: list[int], out: dict, theta0: np.ndarray,
+                       seed: int, max_steps: int, budget: int) -> None:
+    """All runs of some Monte-Carlo learners of one kind in lockstep.
+
+    One episode of every run (``play_episodes``), then the update of every run, then the next.
+    REINFORCE at several step sizes shares the lockstep: lane ``c · R + r`` is run r of the c-th
+    step size, with its own α.
+    """
+    runs, episodes = out["returns"].shape[1:]
+    n = len(group) * runs
+    streams = _Streams(seed, runs, np.tile(np.arange(runs), len(group)))
+    theta = np.tile(theta0, (n, 1))
+    alpha = np.repeat([m.alpha_theta for m in group], runs)[:, None]
+    w = np.zeros(n)
+    used = np.zeros(n, dtype=np.int64)  # random numbers (= steps) each lane has used
+    lane = np.arange(n)  # the lanes still going
+    returns = np.full((n, episodes), np.nan, dtype=np.float32)
+    p_right = np.full((n, episodes), np.nan, dtype=np.float32)
+    ran_away = np.full(n, -1, dtype=np.int64)
+    cut = np.full(n, -1, dtype=np.int64)
+    kind = group[0].kind
+    for k in range(episodes):
+        p = policy(theta)[:, RIGHT]
+        if k:  # the policy after the last update
+            p_right[lane, k - 1] = p
+        if used[lane].max() >= budget:  # these have used their steps: they start no episode
+            spent = used[lane] >= budget
+            cut[lane[spent]] = k
+            lane, theta, w, p, alpha = (x[~spent] for x in (lane, theta, w, p, alpha))
+            if not lane.size:
+                break
+        ep = play_episodes(
+            p, lambda t0, m, rows, lane=lane, base=used[lane]: streams.take(lane[rows],
+                                                                          base[rows], t0, m),
+            max_steps=max_steps,
+        )
+        used[lane] += ep.lengths
+        if kind == "reinforce":
+            theta = reinforce_update(theta, ep.actions, ep.rewards, alpha=alpha)
+        else:
+            theta, w = reinforce_baseline_update(theta, w, ep.actions, ep.rewards, ep.alive,
+                                                 alpha_theta=group[0].alpha_theta,
+                                                 alpha_w=group[0].alpha_w)
+        if ep.finished.all():
+            returns[lane, k] = -ep.lengths
+            continue
+        # Lanes whose episode reached max_steps ran away: they stop here.
+        keep = ep.finished
+        returns[lane[keep], k] = -ep.lengths[keep]
+        p_right[lane[keep], k] = policy(theta[keep])[:, RIGHT]
+        ran_away[lane[~keep]] = k
+        lane, theta, w, alpha = lane[keep], theta[keep], w[keep], alpha[keep]
+        if not lane.size:
+            break
+    else:
+        p_right[lane, episodes - 1] = policy(theta)[:, RIGHT]
+    for c, row in enumerate(rows):
+        mine = slice(c * runs, (c + 1) * runs)
+        out["returns"][row], out["p_right"][row] = returns[mine], p_right[mine]
+        out["ran_away"][row], out["cut"][row] = ran_away[mine], cut[mine]
+        out["steps"][row] = used[mine]
+
+
+def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed: int,
+                        max_steps: int, budget: int) -> None:
+    """All runs of one actor-critic learner stepping together.
+
+    Each run starts its next episode as soon as the last one ends. The episodes are booked, and
+    the runs that are done (all episodes played, ran away, or out of steps) are dropped, once
+    per block of steps.
+    """
+    runs, episodes = out["returns"].shape[1:]
+    cells = CRITICS[m.critic]
+    width = int(cells.max()) + 1
+    streams = _Streams(seed, runs, np.arange(runs))
+    lane = np.arange(runs)  # the run of each lane still going
+    theta = np.tile(theta0, (runs, 1))
+    v = np.zeros(runs * width)  # the critic of lane l is v[l * width:(l + 1) * width]
+    state = np.full(runs, START, dtype=np.intp)
+    book = _Book(out, row, episodes, max_steps, budget, runs)
+    next_log = np.empty((_AC_BLOCK, runs), dtype=np.intp)
+    theta_log = np.empty((_AC_BLOCK, runs, 2))
+    one_per_state = bool((cells == np.arange(4)).all())
+    alpha_theta, alpha_w = m.alpha_theta, m.alpha_w
+    step = 0
+    while lane.size:
+        n = lane.size
+        first = width * np.arange(n)
+        u = streams.take(lane, np.full(n, step), 0, _AC_BLOCK).T  # [B, n]
+        for j in range(_AC_BLOCK):
+            pi = policy(theta)
+            action = (u[j] >= pi[:, RIGHT]).astype(np.intp)  # right when u < π(right)
+            next_state, reward = corridor_step(state, action)
+            if one_per_state:
+                cell, next_cell = first + state, first + next_state
+            else:
+                cell, next_cell = first + cells[state], first + cells[next_state]
+            theta, v, _ = actor_critic_step(theta, v, pi, cell, action, reward, next_cell,
+                                            alpha_theta=alpha_theta, alpha_w=alpha_w)
+            next_log[j, :n] = next_state
+            theta_log[j, :n] = theta
+            state = _RESTART[next_state]  # the goal starts the next episode in S
+        step += _AC_BLOCK
+        keep = book.block(lane, next_log[:, :n] == GOAL, theta_log[:, :n], step)
+        if not keep.all():
+            lane, theta, state = lane[keep], theta[keep], state[keep]
+            v = v.reshape(n, width)[keep].ravel()
+
+
+class _Book:
+    """Actor-critic's bookkeeping: which episodes ended when, in blocks of steps.
+
+    The loop that the block engine must equal, per run: an episode starts only while the run has
+    taken fewer than ``budget`` steps; an episode that reaches ``max_steps`` steps without the
+    goal makes the run stop (it ran away).
+    """
+
+    def __init__(self, out: dict, row: int, episodes: int, max_steps: int, budget: int,
+                 runs: int):
+        self.out, self.row, self.episodes = out, row, episodes
+        self.max_steps, self.budget = max_steps, budget
+        self.played = np.zeros(runs, dtype=np.int64)  # episodes finished, per lane
+        self.began = np.zeros(runs, dtype=np.int64)  # step at which the current episode began
+
+    def block(self, lane: np.ndarray, done_log: np.ndarray, theta_log: np.ndarray,
+              step: int) -> np.ndarray:
+        """Book a block of ``B`` steps ending at ``step``; returns which lanes go on."""
+        out, row, n = self.out, self.row, lane.size
+        who, when = np.nonzero(done_log.T)  # every episode end, by lane, then by step
+        ends = step - done_log.shape[0] + when + 1  # steps the run had taken at that end
+        head = np.r_[True, who[1:] != who[:-1]][: who.size]  # a lane's first end here
+        starts = np.flatnonzero(head)
+        rank = np.arange(who.size) - starts[np.cumsum(head) - 1]
+        since = np.where(head, self.began[who], np.r_[0, ends[:-1]][: who.size])
+        k = self.played[who] + rank
+        length = ends - since
+        # The first end that the loop would not have booked stops the lane's booking.
+        late, long = since >= self.budget, length > self.max_steps
+        bad = late | long | (k >= self.episodes)
+        first_bad = np.full(n, np.iinfo(np.int64).max)
+        np.minimum.at(first_bad, who[bad], rank[bad])
+        ok = rank < first_bad[who]
+        out["returns"][row, lane[who[ok]], k[ok]] = -length[ok]
+        p_after = policy(theta_log[when[ok], who[ok]])[:, RIGHT]
+        out["p_right"][row, lane[who[ok]], k[ok]] = p_after
+        np.add.at(self.played, who[ok], 1)
+        last_ok = np.flatnonzero(ok & np.r_[who[1:] != who[:-1], True][: who.size] | ok & (
+            np.r_[~ok[1:], True][: who.size]))
+        self.began[who[last_ok]] = ends[last_ok]
+        finished = self.played >= self.episodes
+        out["steps"][row, lane[finished]] = self.began[finished]
+        # Why each unfinished lane stops, if it does: at its first bad end, or now.
+        stopper = bad & (rank == first_bad[who])
+        ran_away = np.zeros(n, dtype=bool)
+        spent = np.zeros(n, dtype=bool)
+        ran_away[who[stopper & long & ~late]] = True
+        spent[who[stopper & late]] = True
+        start = self.began.copy()
+        start[who[stopper]] = since[stopper]
+        going = ~finished & ~ran_away & ~spent
+        spent |= going & (start >= self.budget)
+        ran_away |= going & ~spent & (step - start >= self.max_steps)
+        out["ran_away"][row, lane[ran_away]] = self.played[ran_away]
+        out["steps"][row, lane[ran_away]] = start[ran_away] + self.max_steps
+        out["cut"][row, lane[spent]] = self.played[spent]
+        out["steps"][row, lane[spent]] = start[spent]
+        keep = ~(finished | ran_away | spent)
+        self.played, self.began = self.played[keep], self.began[keep]
+        return keep
+
+
+# --------------------------------------------------------------------------- curves
+@dataclass(frozen=True)
+class Curve:
+    """A per-episode mean over runs with its 95% band."""
+
+    mean: np.ndarray  # [E]
+    low: np.ndarray  # [E]
+    high: np.ndarray  # [E]
+
+
+def learning_curve(values: np.ndarray, *, window: int = 1) -> Curve:
+    r"""Trailing moving average of each run, then the mean over runs ± its 95% t-interval.
+
+    NaN entries (episodes a run did not play) are left out.
+
+    Args:
+        values: ``[R, E]``.
+        window: Episodes in the moving average (fewer at the start).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    window = _count(window, "the smoothing window", 1, max(values.shape[1], 1))
+    seen = ~np.isnan(values)
+    csum = np.cumsum(np.where(seen, values, 0.0), axis=1)
+    count = np.cumsum(seen, axis=1, dtype=np.float64)
+    csum[:, window:] -= csum[:, :-window].copy()
+    count[:, window:] -= count[:, :-window].copy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        smooth = np.where(seen, csum / count, np.nan)
+        n = seen.sum(axis=0)
+        mean = np.nansum(smooth, axis=0) / n
+        var = np.nansum((smooth - mean) ** 2, axis=0) / (n - 1)
+    from scipy.stats import t as student_t
+
+    half = np.where(n > 1, student_t.ppf(0.975, np.maximum(n - 1, 1)) * np.sqrt(
+        np.where(n > 1, var, 0.0) / np.maximum(n, 1)), 0.0)
+    mean = np.where(n > 0, mean, np.nan)
+    return Curve(mean=mean, low=mean - half, high=mean + half)

@@ -1,0 +1,202 @@
+"""The readable steps: n-step TD, TD(λ), true online TD(λ) and the offline λ-return update.
+
+Each is written once, on arrays with one row per lane, so one call serves one lane or ten
+thousand.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from rlviz import returns
+
+__all__ = [
+    "n_step_td_step",
+    "offline_lambda_return_update",
+    "td_lambda_step",
+    "true_online_td_lambda_step",
+]
+
+
+# --------------------------------------------------------------------------- the steps
+def _cells(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A block of rows ``[L, S]`` as one flat array, and where each row starts in it.
+
+    ``flat[at + s]`` is ``v[lane, s]`` for every lane at once: one index array instead of two,
+    several times faster for the tens of thousands of lanes of a sweep.
+    """
+    if not v.flags.c_contiguous:  # a reshaped copy would take the updates and drop them
+        raise ValueError("the rows must be one contiguous block")
+    return v.reshape(-1), _row_starts(v.shape[0], v.shape[1])
+
+
+@functools.lru_cache(maxsize=64)
+def _row_starts(rows: int, cols: int) -> np.ndarray:
+    at = np.arange(0, rows * cols, cols)
+    at.setflags(write=False)
+    return at
+
+
+def n_step_td_step(v, s_tau, reward_sum, s_boot, discount, alpha):
+    r"""One n-step TD update in every lane (Sutton & Barto 2018, eqs. 7.1 and 7.2).
+
+    .. math::
+        G_{\tau:\tau+n} = R_{\tau+1} + \gamma R_{\tau+2} + \dots + \gamma^{n-1} R_{\tau+n}
+            + \gamma^n V(S_{\tau+n}), \qquad
+        V(S_\tau) \leftarrow V(S_\tau) + \alpha\,[G_{\tau:\tau+n} - V(S_\tau)]
+
+    When the episode ends within the n steps the return stops at its end: the rewards run to
+    ``R_T`` and the bootstrap is the terminal state, worth 0.
+
+    Args:
+        v: ``[L, S]`` values, one row per lane, terminal columns 0 (updated in place).
+        s_tau: ``[L]`` the state ``S_τ`` being updated.
+        reward_sum: ``[L]`` the discounted rewards ``R_{τ+1} … R_{min(τ+n, T)}``.
+        s_boot: ``[L]`` ``S_{τ+n}``, or the terminal state when the episode ends first.
+        discount: ``γ^n``, a number or ``[L]``.
+        alpha: ``[L]`` step sizes.
+
+    Returns:
+        ``[L]`` the targets ``G_{τ:τ+n}``.
+    """
+    flat, at = _cells(v)
+    g = reward_sum + discount * flat[at + s_boot]
+    cell = at + s_tau
+    old = flat[cell]
+    flat[cell] = old + alpha * (g - old)
+    return g
+
+
+def td_lambda_step(v, z, s, r, s_next, *, gamma, lam, alpha, out=None):
+    r"""One step of TD(λ) with accumulating traces in every lane (Sutton & Barto 2018, §12.2).
+
+    .. math::
+        z \leftarrow \gamma\lambda z + \nabla V(S_t), \qquad
+        \delta = R_{t+1} + \gamma V(S_{t+1}) - V(S_t), \qquad
+        V \leftarrow V + \alpha\,\delta\, z
+
+    Tabular, so ``∇V(S_t)`` is 1 at ``S_t`` and 0 elsewhere. Online, the increment goes into
+    ``v`` itself; with offline updates it goes into ``out``, added to ``v`` at the episode's end
+    (so every TD error of the episode is measured with the values of its start).
+
+    Args:
+        v: ``[L, S]`` values, terminal columns 0 (updated in place unless ``out`` is given).
+        z: ``[L, S]`` eligibility traces, 0 at an episode's start (updated in place).
+        s: ``[L]`` ``S_t``.
+        r: ``[L]`` ``R_{t+1}``.
+        s_next: ``[L]`` ``S_{t+1}`` (a terminal state at the episode's end).
+        gamma: Discount ``γ``.
+        lam: ``[L]`` trace decay ``λ`` of each lane.
+        alpha: ``[L]`` step size of each lane.
+        out: ``[L, S]`` where the increment ``αδz`` is added, or None for ``v``.
+
+    Returns:
+        ``[L]`` the TD errors ``δ``.
+    """
+    flat, at = _cells(v)
+    cell = at + s
+    z *= (gamma * lam)[:, None]
+    _cells(z)[0][cell] += 1.0
+    delta = r + gamma * flat[at + s_next] - flat[cell]
+    target = v if out is None else out
+    target += (alpha * delta)[:, None] * z
+    return delta
+
+
+def true_online_td_lambda_step(v, z, v_old, s, r, s_next, *, gamma, lam, alpha):
+    r"""One step of true online TD(λ) with dutch traces in every lane (Sutton & Barto 2018, §12.5).
+
+    .. math::
+        \delta = R_{t+1} + \gamma V' - V, \qquad
+        z \leftarrow \gamma\lambda z + (1 - \alpha\gamma\lambda\, z^\top x)\, x, \\
+        w \leftarrow w + \alpha(\delta + V - V_{old})\, z - \alpha(V - V_{old})\, x, \qquad
+        V_{old} \leftarrow V'
+
+    with ``x`` the one-hot features of ``S_t``, ``V = w^\top x`` and ``V' = w^\top x'`` read
+    before the update (van Seijen, Mahmood, Pilarski, Machado & Sutton 2016, JMLR 17:145).
+
+    Args:
+        v: ``[L, S]`` values ``w`` (updated in place).
+        z: ``[L, S]`` dutch traces, 0 at an episode's start (updated in place).
+        v_old: ``[L]`` ``V_old``, 0 at an episode's start (updated in place to ``V'``).
+        s: ``[L]`` ``S_t``.
+        r: ``[L]`` ``R_{t+1}``.
+        s_next: ``[L]`` ``S_{t+1}``.
+        gamma: Discount ``γ``.
+        lam: ``[L]`` trace decay ``λ`` of each lane.
+        alpha: ``[L]`` step size of each lane.
+
+    Returns:
+        ``[L]`` the TD errors ``δ``.
+    """
+    flat, at = _cells(v)
+    z_flat = _cells(z)[0]
+    cell = at + s
+    v_s, v_next = flat[cell], flat[at + s_next]
+    delta = r + gamma * v_next - v_s
+    decay = gamma * lam
+    z_s = z_flat[cell]  # zᵀx before the update
+    z *= decay[:, None]
+    z_flat[cell] += 1.0 - alpha * decay * z_s
+    v += (alpha * (delta + v_s - v_old))[:, None] * z
+    flat[cell] -= alpha * (v_s - v_old)
+    v_old[:] = v_next
+    return delta
+
+
+def offline_lambda_return_update(v, run, states, rewards, dones, *, gamma, lam, alpha):
+    r"""The offline λ-return algorithm's updates for one episode of every lane (§12.1, Figure 12.3).
+
+    .. math::
+        G^\lambda_t = R_{t+1} + \gamma\big[(1-\lambda) V(S_{t+1}) + \lambda G^\lambda_{t+1}\big],
+        \qquad V(S_t) \leftarrow V(S_t) + \alpha\,\big[G^\lambda_t - V(S_t)\big],
+        \ t = 0, 1, \dots, T-1
+
+    The values do not change during the episode, so every λ-return bootstraps from the values of
+    its start; at its end the ``T`` updates are made one after the other. A state visited ``m``
+    times then keeps ``(1−α)^m`` of its old value and its ``j``-th visit's target gets
+    ``α(1−α)^(m−j)``: one summed update with that step for visit ``j`` makes those moves exactly.
+    (Adding up the plain increments ``α[G^λ_t − V(S_t)]`` instead, ``lambda_return_increments``,
+    is the form that TD(λ) with offline updates equals; it overshoots once a state's visits
+    times α pass 2.)
+
+    Args:
+        v: ``[R, A, S]`` values of ``R`` runs at ``A`` step sizes (updated in place).
+        run: ``[N]`` the run of each step; one episode per run, back to back, in time order.
+        states: ``[N]`` ``S_t``.
+        rewards: ``[N]`` ``R_{t+1}``.
+        dones: ``[N]`` bool, the last step of each run's episode.
+        gamma: Discount ``γ``.
+        lam: ``λ``.
+        alpha: ``[R, A]`` step size of each lane.
+
+    Returns:
+        ``[A, N]`` the λ-returns.
+    """
+    n_runs, n_alphas, n_states = v.shape
+    values = v[run, :, states].T  # [A, N] V(S_t), the same V all episode
+    shape = values.shape
+    g = returns.lambda_returns(np.broadcast_to(rewards, shape), values, gamma=gamma, lam=lam,
+                               dones=np.broadcast_to(dones, shape))
+    step = alpha[run].T  # [A, N]
+    step = step * (1.0 - step) ** _later_visits(run * n_states + states)  # the moves in turn
+    cell = (run * n_alphas + np.arange(n_alphas)[:, None]) * n_states + states  # [A, N]
+    v += np.bincount(cell.ravel(), weights=(step * (g - values)).ravel(),
+                     minlength=v.size).reshape(v.shape)
+    return g
+
+
+def _later_visits(key: np.ndarray) -> np.ndarray:
+    """``[N]`` how many later entries of ``key`` (in order) equal each entry's own."""
+    order = np.argsort(key, kind="stable")  # time order kept within each key
+    ranked = key[order]
+    index = np.arange(key.size)
+    first = np.ones(key.size, dtype=bool)
+    first[1:] = ranked[1:] != ranked[:-1]
+    start = np.maximum.accumulate(np.where(first, index, 0))
+    size = np.bincount(key)[ranked]
+    later = np.empty(key.size, dtype=np.int64)
+    later[order] = size - 1 - (index - start)
+    return later
