@@ -26,8 +26,8 @@ def live_check(settings):
                        for k, v in enumerate((-3.0, -1.0, -4.0, -2.0))], dtype=float)
     q, r = float(setting(settings, "wb_q", -2.0)), float(setting(settings, "wb_r", -1.0))
     a, terminal = int(setting(settings, "wb_a", 0)), bool(setting(settings, "wb_terminal", False))
-    gamma, alpha = float(setting(settings, "wb_gamma", 0.9)), float(setting(settings, "wb_alpha", 0.5))
-    eps = float(setting(settings, "wb_eps", 0.1))
+    gamma, eps = float(setting(settings, "wb_gamma", 0.9)), float(setting(settings, "wb_eps", 0.1))
+    alpha = float(setting(settings, "wb_alpha", 0.5))
     board = td_targets(r, q_next, a, gamma, eps, terminal=terminal)
     lib = [td.q_learning_target(r, q_next, gamma=gamma, terminal=terminal),
            td.sarsa_target(r, q_next, a, gamma=gamma, terminal=terminal),
