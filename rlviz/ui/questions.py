@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from rlviz import drill, interview
+from rlviz.errors import InputError
 from rlviz.interview import DIFFICULTIES, Question, whiteboard
 
 __all__ = ["LABEL", "answer_points", "check_line", "links_markdown", "panel", "points_of"]
@@ -60,6 +61,9 @@ def check_line(check: whiteboard.LiveCheck) -> str:
 def _live_check(slug: str, settings: Mapping[str, Any] | None) -> None:
     try:
         check = whiteboard.live_check(slug, settings)
+    except InputError as error:  # the view's inputs are not valid: the page says why
+        st.caption(f"The whiteboard check needs valid inputs: {error}")
+        return
     except Exception:  # an extra as well: log it, keep the questions
         log.exception("the whiteboard check of page %s failed", slug)
         st.caption("The whiteboard check could not run on this view. The problem has been logged.")
