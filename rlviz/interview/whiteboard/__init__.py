@@ -37,7 +37,8 @@ class LiveCheck:
         if board.size == 0:
             return 0.0
         same = (board == lib) | (np.isnan(board) & np.isnan(lib))  # ±inf equal to itself
-        diff = np.where(same, 0.0, np.abs(board - lib))
+        with np.errstate(invalid="ignore"):  # inf − inf where they differ in sign
+            diff = np.where(same, 0.0, np.abs(board - lib))
         return float(np.nan_to_num(diff, nan=np.inf).max())
 
     @property

@@ -38,8 +38,6 @@ def live_check(settings):
     trace = mcts.search(TICTACTOE, TICTACTOE.position(board), simulations=sims, c=c, rule=rule,
                         prior=prior, seed=int(setting(settings, "seed", 0)))
     tree = trace.tree
-    if not tree.legal[0].any():  # a finished game: no move to score
-        return LiveCheck("no legal move in this position", 0.0, 0.0)
     step = mcts.selection_scores(tree, 0, rule=rule, c=c)
     visits, q, p = tree.child_stats(0)
     m = step.moves
