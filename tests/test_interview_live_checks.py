@@ -93,9 +93,14 @@ def test_live_check_flags_differences_shapes_and_nans():
     assert not bad.ok and bad.max_abs_diff == pytest.approx(0.1)
     assert not LiveCheck("x", [1.0, 2.0], [1.0, 2.0, 3.0]).ok
     assert not LiveCheck("x", [1.0, np.nan], [1.0, 2.0]).ok
+    assert "entry 1: whiteboard nan, rlviz 2" in check_line(LiveCheck("x", [1.0, np.nan],
+                                                                      [1.0, 2.0]))
     assert LiveCheck("x", [np.inf, 1.0], [np.inf, 1.0]).ok  # untried moves score +inf in both
     assert not LiveCheck("x", [np.inf], [-np.inf]).ok
-    assert check_line(bad).count("✗") == 1 and "1.0e-01" in check_line(bad)
+    assert check_line(bad).count("✗") == 1 and "= 0.1 " in check_line(bad)
+    assert "entry 1: whiteboard 2, rlviz 2.1" in check_line(bad)
+    assert "2 numbers on the whiteboard, 3 from rlviz" in check_line(
+        LiveCheck("x", [1.0, 2.0], [1.0, 2.0, 3.0]))
     good = check_line(LiveCheck("V*", 3.0, 3.0))
     assert good.startswith("Whiteboard check on this view: V*") and "✓" in good
 

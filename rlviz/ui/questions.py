@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
 from rlviz import drill, interview
@@ -52,10 +53,19 @@ def check_line(check: whiteboard.LiveCheck) -> str:
     """The one line that says whether the whiteboard version gives rlviz's numbers here."""
     diff = check.max_abs_diff
     line = (f"Whiteboard check on this view: {check.label} — max |whiteboard − rlviz| = "
-            f"{diff:.1e}")
+            f"{diff:.1g}")
     if check.ok:
         return f"{line} :green[✓]"
-    return f"{line} :red[✗] (more than the tolerance {check.tol:.0e})"
+    board = np.asarray(check.whiteboard, dtype=float).ravel()
+    lib = np.asarray(check.library, dtype=float).ravel()
+    if board.shape != lib.shape:
+        where = f"{board.size} numbers on the whiteboard, {lib.size} from rlviz"
+    else:
+        with np.errstate(invalid="ignore"):
+            gap = np.where(board == lib, 0.0, np.abs(board - lib))
+        i = int(np.argmax(np.nan_to_num(gap, nan=np.inf)))
+        where = f"entry {i}: whiteboard {board[i]:.6g}, rlviz {lib[i]:.6g}"
+    return f"{line} :red[✗] (tolerance {check.tol:.0e}; {where})"
 
 
 def _live_check(slug: str, settings: Mapping[str, Any] | None) -> None:
