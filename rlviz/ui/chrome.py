@@ -362,7 +362,7 @@ class Page:
         if self._loading is not None:
             self._loading.empty()
         if exc is None:
-            questions.panel(self.slug)  # the page's interview questions, under its body
+            questions.panel(self.slug, self.settings)  # its interview questions, under it
         handled = False
         if exc is not None and isinstance(exc, Exception):
             handled = True

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Mapping
+from typing import Any
 
+import numpy as np
 import streamlit as st
 
-from rlviz import interview
-from rlviz.interview import DIFFICULTIES, Question
+from rlviz import drill, interview
+from rlviz.errors import InputError
+from rlviz.interview import DIFFICULTIES, Question, whiteboard
 
-__all__ = ["LABEL", "answer_points", "links_markdown", "panel", "points_of"]
+__all__ = ["LABEL", "answer_points", "check_line", "links_markdown", "panel", "points_of"]
 
 LABEL = "Interview questions on this page"
 
@@ -45,8 +49,45 @@ def links_markdown(question: Question) -> str:
     return " · ".join(f"[{link.shows or link.url}]({link.url})" for link in question.links)
 
 
-def panel(slug: str) -> None:
-    """The closed-by-default panel of the page's questions, drawn only while open."""
+def check_line(check: whiteboard.LiveCheck) -> str:
+    """The one line that says whether the whiteboard version gives rlviz's numbers here."""
+    diff = check.max_abs_diff
+    line = (f"Whiteboard check on this view: {check.label} — max |whiteboard − rlviz| = "
+            f"{diff:.1g}")
+    if check.ok:
+        return f"{line} :green[✓]"
+    board = np.asarray(check.whiteboard, dtype=float).ravel()
+    lib = np.asarray(check.library, dtype=float).ravel()
+    if board.shape != lib.shape:
+        where = f"{board.size} numbers on the whiteboard, {lib.size} from rlviz"
+    else:
+        with np.errstate(invalid="ignore"):
+            gap = np.where(board == lib, 0.0, np.abs(board - lib))
+        i = int(np.argmax(np.nan_to_num(gap, nan=np.inf)))
+        where = f"entry {i}: whiteboard {board[i]:.6g}, rlviz {lib[i]:.6g}"
+    return f"{line} :red[✗] (tolerance {check.tol:.0e}; {where})"
+
+
+def _live_check(slug: str, settings: Mapping[str, Any] | None) -> None:
+    try:
+        check = whiteboard.live_check(slug, settings)
+    except InputError as error:  # the view's inputs are not valid: the page says why
+        st.caption(f"The whiteboard check needs valid inputs: {error}")
+        return
+    except Exception:  # an extra as well: log it, keep the questions
+        log.exception("the whiteboard check of page %s failed", slug)
+        st.caption("The whiteboard check could not run on this view. The problem has been logged.")
+        return
+    if check is not None:
+        st.markdown(check_line(check))
+
+
+def panel(slug: str, settings: Mapping[str, Any] | None = None) -> None:
+    """The closed-by-default panel of the page's questions, drawn only while open.
+
+    ``settings`` are the page's current control values: the whiteboard check at the top of the
+    panel runs the family's whiteboard version and rlviz on a small instance of that view.
+    """
     questions = interview.for_page(slug)
     if not questions:
         return
@@ -56,6 +97,7 @@ def panel(slug: str) -> None:
         return
     try:
         with box:
+            _live_check(slug, settings)
             _draw(questions)
     except Exception:  # the panel is an extra: a bug in it must not take the page down
         log.exception("the interview panel of page %s failed", slug)
@@ -70,3 +112,7 @@ def _draw(questions: tuple[Question, ...]) -> None:
         st.markdown(f"**{q.question}**  \n:gray[{q.topic} · {DIFFICULTIES[q.difficulty]}]")
         st.markdown("\n".join(f"- {p}" for p in answer_points(q)))
         st.markdown("Open: " + links_markdown(q))
+        code = drill.whiteboard_source(q)
+        if code:
+            st.caption("At the whiteboard")
+            st.code(code, language="python")

@@ -30,3 +30,26 @@ def random_walker_episodes(N):
     """Expected episodes until a uniformly random walker first finds the deep sea's treasure."""
     p = 0.5**N  # N rights in a row
     return 1 / p  # geometric first success
+
+
+def live_check(settings):
+    """The page's problem planned by backward induction, and MBIE-EB's reward at its β."""
+    from rlviz import exploration as ex
+    from rlviz.interview.whiteboard import LiveCheck, setting
+
+    n, beta = int(setting(settings, "n", 10)), float(setting(settings, "beta", 0.5))
+    problem = ex.deep_sea(n) if setting(settings, "problem", "riverswim") == "deep_sea" \
+        else ex.riverswim()
+    mdp, horizon = problem.mdp, problem.horizon
+    plan = ex.finite_horizon_plan(mdp, horizon).q
+    rng = np.random.default_rng(0)
+    counts = rng.integers(0, 3, size=(1, mdp.n_states, mdp.n_actions, 3))
+    r_sum = rng.normal(size=(1, mdp.n_states, mdp.n_actions))
+    _, lib_r = ex.bonus_model(counts, r_sum, beta=beta, r_max=[problem.r_max])
+    board_r = bonus_reward(r_sum[0], counts[0].sum(axis=-1), beta, problem.r_max)
+    walker = ex.first_reach_probability(ex.deep_sea(n))
+    return LiveCheck(f"Q_h of {problem.label} (H = {horizon}), the bonus reward at β = {beta:g} "
+                     f"and the random walker's episodes for N = {n}",
+                     np.concatenate([backward_induction(mdp.P, mdp.R, horizon).ravel(),
+                                     board_r.ravel(), [random_walker_episodes(n)]]),
+                     np.concatenate([plan.ravel(), lib_r[0].ravel(), [1 / walker]]), tol=1e-9)

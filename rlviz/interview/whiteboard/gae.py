@@ -16,3 +16,35 @@ def gae(rewards, values, last_value, dones, gamma, lam):
         running = delta[t] + gamma * lam * (1 - dones[t]) * running
         adv[t] = running
     return adv                                                  # returns = adv + values
+
+
+def live_check(settings):
+    """GAE(γ, λ) of the page's trajectory table, here and by ``rlviz.returns.gae``.
+
+    A truncated step bootstraps from V(cut) and starts a new sum: on the whiteboard that is the
+    trajectory cut into pieces, each with its own last value.
+    """
+    from rlviz import returns
+    from rlviz.interview.whiteboard import LiveCheck, setting
+
+    ex = returns.EXAMPLES["goal_and_time_limit"]
+    table = setting(settings, "traj", {"r": ex.rewards, "v": ex.values, "done": ex.dones,
+                                       "trunc": ex.truncated, "v_cut": ex.truncated_values})
+    r, v = np.asarray(table["r"], float), np.asarray(table["v"], float)
+    done, trunc = np.asarray(table["done"], bool), np.asarray(table["trunc"], bool)
+    cut = np.asarray(table["v_cut"], float)
+    last = float(setting(settings, "v_last", ex.last_value))
+    gamma, lam = float(setting(settings, "gamma", 0.99)), float(setting(settings, "lam", 0.95))
+    if setting(settings, "as_terminal", False):
+        done, trunc = done | trunc, np.zeros_like(trunc)
+    trunc = trunc & ~done
+    lib = returns.gae(r, v, gamma=gamma, lam=lam, last_value=last, dones=done, truncated=trunc,
+                      truncated_values=np.where(trunc, cut, np.nan))
+    ends = [*np.flatnonzero(trunc[:-1]) + 1, len(r)]
+    board, start = [], 0
+    for end in ends:
+        tail = cut[end - 1] if trunc[end - 1] else last
+        board.append(gae(r[start:end], v[start:end], tail, done[start:end], gamma, lam))
+        start = end
+    return LiveCheck(f"the {len(r)} advantages of this trajectory at γ = {gamma:g}, "
+                     f"λ = {lam:g}", np.concatenate(board), lib, tol=1e-9)

@@ -34,3 +34,29 @@ def max_estimators(samples):
     a, b = np.split(samples, 2, axis=1)
     double = b.mean(axis=1)[np.argmax(a.mean(axis=1))]  # half A picks, half B values
     return single, double
+
+
+def live_check(settings):
+    """A short Double Q run at the page's settings replayed here, and the two estimators."""
+    from rlviz import max_bias as mb
+    from rlviz.interview.whiteboard import LiveCheck, setting
+
+    m, sigma = int(setting(settings, "actions", 10)), float(setting(settings, "sigma", 1.0))
+    eps, alpha = float(setting(settings, "epsilon", 0.1)), float(setting(settings, "alpha", 0.1))
+    seed, episodes = int(setting(settings, "seed", 0)), 30
+    res = mb.run(mb.MaxBiasMDP(n_actions=m, sigma=sigma), algorithms=("double_q",), runs=2,
+                 episodes=episodes, epsilon=eps, alpha=alpha, gamma=1.0, seed=seed)
+    u, z = mb.first_run_dice(res.seed, res.episodes)
+    q1 = {"A": np.zeros(2), "B": np.zeros(m)}
+    q2 = {"A": np.zeros(2), "B": np.zeros(m)}
+    for e in range(episodes):
+        double_q_episode(q1, q2, u[e], z[e], eps, alpha, res.gamma, res.mdp.mean, sigma)
+    kept = res.methods["double_q"]
+    samples = np.random.default_rng(seed).normal(0.0, max(sigma, 1e-3), size=(m, 20))
+    halves = samples.reshape(m, 2, 10).mean(axis=-1)
+    board = np.concatenate([q1["A"], q2["A"], q1["B"], q2["B"], max_estimators(samples)])
+    lib = np.concatenate([kept.kept_q_a[0, episodes].ravel(), kept.kept_q_b[0, episodes].ravel(),
+                          np.array(mb.max_estimators(halves[:, 0], halves[:, 1]), float)])
+    return LiveCheck(f"both Q tables after {episodes} Double Q episodes (ε = {eps:g}, "
+                     f"α = {alpha:g}), and the single and double estimators of {m} actions",
+                     board, lib, tol=1e-12)

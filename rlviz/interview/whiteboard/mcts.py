@@ -23,3 +23,27 @@ def backup(values_sum, visits, path, leaf_value):
         visits[node] += 1
         values_sum[node] += leaf_value * (-1) ** depth
     return values_sum, visits
+
+
+def live_check(settings):
+    """The selection scores at the root of a short search from the page's position."""
+    from rlviz import mcts
+    from rlviz.games import TICTACTOE
+    from rlviz.interview.whiteboard import LiveCheck, setting
+
+    board = str(setting(settings, "board", "........."))
+    rule, c = setting(settings, "rule", "uct"), float(setting(settings, "c", 1.4))
+    prior = setting(settings, "prior", "uniform") if rule == "puct" else "uniform"
+    sims = min(int(setting(settings, "simulations", 400)), 100)
+    trace = mcts.search(TICTACTOE, TICTACTOE.position(board), simulations=sims, c=c, rule=rule,
+                        prior=prior, seed=int(setting(settings, "seed", 0)))
+    tree = trace.tree
+    step = mcts.selection_scores(tree, 0, rule=rule, c=c)
+    visits, q, p = tree.child_stats(0)
+    m = step.moves
+    if rule == "uct":
+        scores = uct_scores(q[m], visits[m], tree.visits[0], c)
+    else:
+        scores = puct_scores(q[m], visits[m], p[m], tree.visits[0], c)
+    return LiveCheck(f"{rule.upper()} scores of the root's moves after {sims} simulations",
+                     scores, step.score, tol=1e-12)

@@ -57,3 +57,29 @@ def offline_lambda_return(V, states, rewards, lam, alpha, gamma=1.0):
     for t in range(T):
         V[states[t]] += alpha * (G[t] - V[states[t]])
     return V
+
+
+def live_check(settings):
+    """The page's method at its n or λ and α on three episodes of the 19-state walk."""
+    from rlviz import prediction as pr
+    from rlviz.interview.whiteboard import LiveCheck, setting
+
+    method, alpha = setting(settings, "method", "n_step"), float(setting(settings, "alpha", 0.4))
+    n, lam = int(setting(settings, "n", 4)), float(setting(settings, "lam", 0.8))
+    runs = pr.sample_runs(19, runs=1, episodes=3, seed=int(setting(settings, "seed", 0)))
+    board_fn, lib_fn, param, kw = {
+        "n_step": (n_step_td, pr.n_step_td, n, {"ns": [n]}),
+        "td_lambda": (td_lambda, pr.td_lambda, lam, {"lams": [lam]}),
+        "true_online": (true_online_td_lambda, pr.true_online_td_lambda, lam, {"lams": [lam]}),
+        "offline_lambda_return": (offline_lambda_return, pr.offline_lambda_return, lam,
+                                  {"lams": [lam]}),
+    }[method]
+    lib = lib_fn(runs, alphas=[alpha], **kw).values[0, 0, 0, -1]
+    v = np.zeros(21)  # the 19 states and the two terminals
+    for e in range(runs.n_episodes):
+        sl = runs.episode(0, e)
+        states = np.append(runs.states[0, sl], runs.next_states[0, sl.stop - 1])
+        board_fn(v, states, runs.rewards[0, sl], param, alpha)
+    what = f"n = {n}" if method == "n_step" else f"λ = {lam:g}"
+    return LiveCheck(f"{pr.METHODS[method]} ({what}, α = {alpha:g}): V after three episodes of "
+                     "the 19-state walk", v[1:-1], lib, tol=1e-12)

@@ -22,3 +22,21 @@ def best_of_n(pi_ref, r, n):
     p = np.empty_like(pi_ref)
     p[order] = upper**n - (upper - pi_ref[order]) ** n
     return p
+
+
+def live_check(settings):
+    """The KL-optimal policy at the page's β, best-of-n at its n, and DPO's loss at its β."""
+    from rlviz import preferences as pref
+    from rlviz.interview.whiteboard import LiveCheck, setting
+
+    beta, n = float(setting(settings, "beta", 0.2)), int(setting(settings, "n", 16))
+    k, dpo_beta = int(setting(settings, "responses", 16)), float(setting(settings, "dpo_beta", 0.1))
+    rng = np.random.default_rng(0)
+    pi_ref, r = rng.dirichlet(np.ones(k)), rng.normal(size=k)
+    logps = rng.normal(size=(4, 8)) * 2
+    board = np.concatenate([optimal_policy(pi_ref, r, beta), best_of_n(pi_ref, r, n),
+                            dpo_loss(*logps, dpo_beta)])
+    lib = np.concatenate([np.exp(pref.kl_optimal_policy(np.log(pi_ref), r, beta)),
+                          pref.best_of_n(pi_ref, r, n), pref.dpo_loss(*logps, beta=dpo_beta)])
+    return LiveCheck(f"π* at β = {beta:g} and best-of-{n} over {k} responses, and 8 DPO losses "
+                     f"at β = {dpo_beta:g}", board, lib, tol=1e-12)

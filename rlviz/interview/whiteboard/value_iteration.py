@@ -19,3 +19,19 @@ def value_iteration(P, R, terminal, gamma, theta=1e-10, max_sweeps=10_000):
         if done:
             break
     return V, Q.argmax(axis=1)
+
+
+def live_check(settings):
+    """V* of the page's current MDP and γ, here and by ``rlviz.dp.value_iteration``."""
+    from rlviz import dp
+    from rlviz.interview.whiteboard import LiveCheck, setting
+
+    env = setting(settings, "env", "sutton_barto_4x4")
+    mdp = dp.make_problem(env, slip=setting(settings, "slip", 0.0),
+                          step_reward=setting(settings, "step_reward", -1.0),
+                          goal_reward=setting(settings, "goal_reward", -1.0),
+                          layout=setting(settings, "layout", None))
+    gamma = float(setting(settings, "gamma", 1.0))
+    board, _ = value_iteration(mdp.P, mdp.R, mdp.terminal, gamma, theta=1e-10, max_sweeps=5000)
+    lib = dp.value_iteration(mdp, gamma=gamma, theta=1e-10, max_sweeps=5000).final_values
+    return LiveCheck(f"V* of this MDP at γ = {gamma:g}", board, lib, tol=1e-8)
