@@ -11,7 +11,9 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["HOME", "PAGES", "ROOT", "SECTIONS", "PageInfo", "available_pages", "page_info"]
+__all__ = [
+    "HOME", "LESSONS", "PAGES", "ROOT", "SECTIONS", "PageInfo", "available_pages", "page_info",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,6 +76,15 @@ HOME = PageInfo(
     icon=":material/home:",
     teaches="Every family of algorithms on one page each.",
 )
+
+LESSONS = PageInfo(
+    slug="lessons",
+    title="Lessons",
+    section="",
+    icon=":material/school:",
+    teaches="Walk a class through several pages: predict, open the view, reveal.",
+)
+"""The lesson player and builder: beside home, not an algorithm page."""
 
 PAGES: tuple[PageInfo, ...] = (
     PageInfo(
@@ -228,7 +239,7 @@ def _available() -> tuple[PageInfo, ...]:
 
 def page_info(slug: str) -> PageInfo:
     """Look up a page by slug."""
-    for p in (HOME, *PAGES):
+    for p in (HOME, LESSONS, *PAGES):
         if p.slug == slug:
             return p
     raise KeyError(f"no page named {slug!r} in the catalog")

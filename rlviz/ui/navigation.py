@@ -6,7 +6,7 @@ import functools
 
 import streamlit as st
 
-from rlviz.ui.catalog import HOME, ROOT, SECTIONS, available_pages
+from rlviz.ui.catalog import HOME, LESSONS, ROOT, SECTIONS, available_pages
 
 __all__ = ["FAVICON", "build", "favicon", "route"]
 
@@ -21,10 +21,13 @@ def favicon() -> bytes:
 
 
 def build() -> dict[str, list]:
-    """``st.navigation`` sections: Home first, then each section that has a written page."""
+    """``st.navigation`` sections: Home and Lessons, then each section with a written page."""
     sections: dict[str, list] = {
         "": [st.Page(str(HOME.file), title=HOME.title, icon=HOME.icon, default=True)]
     }
+    if LESSONS.exists:
+        sections[""].append(st.Page(str(LESSONS.file), title=LESSONS.title, icon=LESSONS.icon,
+                                    url_path=LESSONS.url_path))
     for section in SECTIONS:
         pages = [
             st.Page(str(p.file), title=p.title, icon=p.icon, url_path=p.url_path)
