@@ -35,14 +35,15 @@ def test_navigation_lists_exactly_the_written_pages():
     assert not at.exception
     sections = json.loads(at.code[0].value)
     listed = [tuple(p) for pages in sections.values() for p in pages]
-    expected = [("Home", "")] + [(p.title, p.url_path) for p in WRITTEN]
+    top = [("Home", ""), (catalog.LESSONS.title, catalog.LESSONS.url_path)]
+    expected = top + [(p.title, p.url_path) for p in WRITTEN]
     assert listed == expected
     assert list(sections)[0] == ""
     assert list(sections)[1:] == [s for s in catalog.SECTIONS if s in sections]
 
 
 def test_every_page_file_is_in_the_catalog():
-    known = {p.slug for p in catalog.PAGES} | {"home"}
+    known = {p.slug for p in catalog.PAGES} | {catalog.HOME.slug, catalog.LESSONS.slug}
     assert {p.stem for p in PAGES.glob("*.py")} <= known
 
 
