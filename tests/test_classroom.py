@@ -348,7 +348,7 @@ def test_open_a_step_then_the_next_from_the_page():
     assert any(step.prompt[:20] in m.value for m in at.markdown), "the prompt on the page"
     # AppTest reruns the page it was last sent to, not the one st.switch_page went to
     here = str(catalog.page_info(step.slug).file)
-    at.toggle(key=f"{step.slug}._lesson.reveal").set_value(True)
+    at.toggle(key=f"{step.slug}._lesson.reveal.0").set_value(True)
     at.switch_page(here).run()
     assert any(step.reveal[:20] in s.value for s in at.success)
     assert_view(at, step.slug, step)

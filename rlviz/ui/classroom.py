@@ -379,7 +379,7 @@ def _lesson_banner(slug: str) -> None:
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown(f":blue-badge[Step {index + 1} of {len(lesson.steps)}] "
                         f"**{_escape(step.prompt or 'Look at this view.')}**")
-            shown = st.toggle("Reveal", key=f"{slug}._lesson.reveal",
+            shown = st.toggle("Reveal", key=f"{slug}._lesson.reveal.{index}",
                               disabled=not step.reveal)
             if st.button("Lesson", icon=":material/school:", key=f"{slug}._lesson.back",
                          type="tertiary"):

@@ -41,5 +41,5 @@ def build() -> dict[str, list]:
 
 def route() -> None:
     """Declare the navigation and run the current page."""
-    st.set_page_config(page_title="rlviz", layout="wide")  # each page sets its title and icon
+    st.set_page_config(page_title="rlviz", page_icon=favicon(), layout="wide")  # and each page
     st.navigation(build(), position="top").run()
