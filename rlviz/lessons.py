@@ -399,10 +399,11 @@ LESSONS: tuple[Lesson, ...] = (
                   "about the ε-greedy policy it follows, keeps away from the edge.",
                   algos="q_learning,sarsa", epsilon=0.1, _lock="algos,epsilon",
                   _hide="seed,max_steps,rows,cols,slip", **_QUIET),
-            _step("cliff_td", "Predict: with ε decaying to 0 by the last episode, where do the "
-                  "two curves end?",
-                  "Both reach the optimal −13: once exploration stops, the policy SARSA learns "
-                  "about is the greedy one, and both learn the edge path.",
+            _step("cliff_td", "Predict: with ε decaying to 0 by the last episode, which "
+                  "learner ends with the higher return?",
+                  "Q-learning (about −16 against −18): as exploration fades it stops falling "
+                  "off the edge, and its shortest path pays. SARSA, learning about an ever "
+                  "greedier policy, shortens its path but keeps some margin from the edge.",
                   algos="q_learning,sarsa", decay=1, _lock="algos,decay",
                   _hide="seed,max_steps", **_QUIET),
             _step("max_bias", "Predict: from A, going left leads to many actions that each pay "
@@ -412,8 +413,8 @@ LESSONS: tuple[Lesson, ...] = (
                   "tables remove the bias.",
                   actions=10, sigma=1.0, _lock="actions", _hide="seed", **_QUIET),
             _step("max_bias", "Predict: what happens to the bias with no reward noise (σ = 0)?",
-                  "It disappears: every estimate equals its true value, and the max of equal "
-                  "values is not biased.",
+                  "It all but disappears: once every action at B has been tried, each estimate "
+                  "is its true −0.1, and Q-learning goes left only the 5% that ε-greedy forces.",
                   sigma=0.0, _lock="sigma", _hide="seed"),
             _step("importance_sampling", "Predict: as the target policy moves away from the "
                   "behaviour policy (δ from 0 to 1), which estimator's error grows fastest?",
@@ -474,9 +475,10 @@ LESSONS: tuple[Lesson, ...] = (
                   racers="greedy,optimistic,eps_a", _lock="racers", _hide="seed"),
             _step("exploration", "Predict: on the deep sea of size 10, how many episodes does "
                   "ε-greedy need to reach the treasure once?",
-                  "Usually more than it is given: the treasure needs N right moves in a row, "
-                  "which dithering finds with probability about 2^−N per episode. The "
-                  "optimistic and posterior-sampling learners find it in a few dozen.",
+                  "More than it is given: in 100 episodes ε-greedy usually never reaches it, "
+                  "since it needs N right moves in a row and dithering makes them with "
+                  "probability about 2^−N per episode. The count bonus, posterior sampling and "
+                  "optimism find it in every run, within tens of episodes.",
                   problem="deep_sea", n=10, _lock="problem", _hide="seed", **_QUIET),
             _step("exploration", "Predict: how does the number of episodes to the first "
                   "treasure grow with N for each learner?",
@@ -536,8 +538,9 @@ LESSONS: tuple[Lesson, ...] = (
                   n="mc", _lock="off_policy,approx,n", _hide="seed,runs"),
             _step("deadly_triad", "Predict: off-policy and bootstrapping, but tabular features. "
                   "Stable?",
-                  "Yes: with one feature per state an update changes only its own state's "
-                  "value, and the tabular TD fixed point is reached.",
+                  "It no longer diverges: with one feature per state an update changes only "
+                  "its own state's value, and the error's growth per sweep falls below 1 (it "
+                  "shrinks, slowly), where with Baird's features it stays above 1.",
                   approx=0, _lock="off_policy,approx,n", _hide="seed,runs"),
         ),
     ),
