@@ -180,6 +180,9 @@ class Classroom:
             height=SLIDE_HEIGHT, font_size=max(fig.layout.font.size or 0, SLIDE_FONT),
             legend_font_size=SLIDE_FONT - 1, title_font_size=SLIDE_FONT + 4,
         )
+        for note in fig.layout.annotations:  # labels sized for a screen, a third larger
+            if note.font.size and note.font.size < SLIDE_FONT:
+                note.font.size = min(round(note.font.size * 4 / 3), SLIDE_FONT)
         if self.heading and self.heading != self._drawn_heading:
             self._stage.subheader(self.heading, anchor=False)
             self._drawn_heading = self.heading
