@@ -362,3 +362,38 @@ def test_open_a_step_then_the_next_from_the_page():
     at.switch_page(str(catalog.page_info(second.slug).file)).run()
     assert_healthy(at)
     assert at.query_params["step"] == "2"
+
+
+def _every_control_locked():
+    import streamlit as st
+
+    from rlviz import ui
+
+    controls = [
+        ui.FloatSlider(name="f", label="f", min=0.0, max=1.0, value=0.5),
+        ui.IntSlider(name="i", label="i", min=0, max=9, value=3),
+        ui.Number(name="x", label="x", min=0.0, max=9.0, value=1.0),
+        ui.Seed(),
+        ui.Choice(name="c", label="c", options=["a", "b"], value="a"),
+        ui.Choice(name="r", label="r", options=["a", "b"], value="a", widget="radio"),
+        ui.Choice(name="g", label="g", options=["a", "b"], value="a", widget="segmented"),
+        ui.SelectSlider(name="s", label="s", options=[1, 2, 3], value=2),
+        ui.MultiChoice(name="m", label="m", options=["a", "b"], value=["a"]),
+        ui.Toggle(name="t", label="t"),
+        ui.Text(name="ta", label="ta", value="x"),
+        ui.Text(name="ti", label="ti", value="x", area=False),
+    ]
+    for control in controls:
+        key = f"locked.{control.name}"
+        st.session_state.setdefault(key, control.default)
+        assert control.locked().render(key) == control.default
+        assert not control.disabled  # the control itself is unchanged
+
+
+def test_every_kind_of_control_can_be_drawn_locked():
+    at = AppTest.from_function(_every_control_locked, default_timeout=30).run()
+    assert not at.exception, [e.message for e in at.exception]
+    shown = widgets(at)
+    assert len([k for k in shown if k.startswith("locked.")]) == 13  # and the seed's dice
+    assert all(disabled(el) for el in shown.values()), [k for k, el in shown.items()
+                                                          if not disabled(el)]

@@ -145,7 +145,7 @@ class Classroom:
         st.session_state[key] = value
         if name in self.view.hide:
             return value
-        return dataclasses.replace(control, disabled=True).render(key)
+        return control.locked().render(key)
 
     @staticmethod
     def _link_value(control: Control) -> Any:
