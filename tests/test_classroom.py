@@ -397,3 +397,17 @@ def test_every_kind_of_control_can_be_drawn_locked():
     assert len([k for k in shown if k.startswith("locked.")]) == 13  # and the seed's dice
     assert all(disabled(el) for el in shown.values()), [k for k, el in shown.items()
                                                           if not disabled(el)]
+
+
+def test_a_projected_figure_is_a_copy_made_once():
+    """Figures may be shared by every session (``cached_figures``): presenting one changes
+    nothing in it, and the same figure gets the same copy."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Bar(x=[1], y=[1])).add_annotation(text="a", font_size=9)
+    shown = classroom.projected(fig)
+    assert shown is not fig and fig.layout.height is None
+    assert shown.layout.height == classroom.SLIDE_HEIGHT
+    assert shown.layout.annotations[0].font.size == 12
+    assert classroom.projected(fig) is shown
+    assert classroom.projected(go.Figure(fig)) is not shown

@@ -10,9 +10,11 @@ text, where (and whether) to draw a figure. The lessons page (``pages/lessons.py
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import os
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,6 +71,38 @@ def _escape(text: str) -> str:
     from rlviz.ui.chrome import escape_markdown
 
     return escape_markdown(text)
+
+
+# --------------------------------------------------------------------------- slides
+_PROJECTED: collections.OrderedDict[int, tuple[Any, Any]] = collections.OrderedDict()
+_PROJECTED_LOCK = threading.Lock()
+PROJECTED_ENTRIES = 32
+
+
+def projected(fig: Any) -> Any:
+    """A copy of ``fig`` sized for a projector: the slide's height, larger type.
+
+    Copying a figure validates every trace again (a third of a second for the largest here),
+    so the copy of each figure is kept while the figure lives in a page's figure cache: the
+    same object, shared by every session, gets the same copy.
+    """
+    with _PROJECTED_LOCK:
+        hit = _PROJECTED.get(id(fig))
+        if hit is not None and hit[0] is fig:
+            _PROJECTED.move_to_end(id(fig))
+            return hit[1]
+    copy = go.Figure(fig).update_layout(
+        height=SLIDE_HEIGHT, font_size=max(fig.layout.font.size or 0, SLIDE_FONT),
+        legend_font_size=SLIDE_FONT - 1, title_font_size=SLIDE_FONT + 4,
+    )
+    for note in copy.layout.annotations:  # labels sized for a screen, a third larger
+        if note.font.size and note.font.size < SLIDE_FONT:
+            note.font.size = min(round(note.font.size * 4 / 3), SLIDE_FONT)
+    with _PROJECTED_LOCK:
+        _PROJECTED[id(fig)] = (fig, copy)  # holding fig keeps its id from being reused
+        while len(_PROJECTED) > PROJECTED_ENTRIES:
+            _PROJECTED.popitem(last=False)
+    return copy
 
 
 # --------------------------------------------------------------------------- one page's run
@@ -176,13 +210,7 @@ class Classroom:
         self.slides += 1
         if self.slides != self.view.slide:
             return None, None
-        fig = go.Figure(fig).update_layout(
-            height=SLIDE_HEIGHT, font_size=max(fig.layout.font.size or 0, SLIDE_FONT),
-            legend_font_size=SLIDE_FONT - 1, title_font_size=SLIDE_FONT + 4,
-        )
-        for note in fig.layout.annotations:  # labels sized for a screen, a third larger
-            if note.font.size and note.font.size < SLIDE_FONT:
-                note.font.size = min(round(note.font.size * 4 / 3), SLIDE_FONT)
+        fig = projected(fig)
         if self.heading and self.heading != self._drawn_heading:
             self._stage.subheader(self.heading, anchor=False)
             self._drawn_heading = self.heading
