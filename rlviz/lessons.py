@@ -497,7 +497,7 @@ LESSONS: tuple[Lesson, ...] = (
                   "objective do once the ratio r passes 1 + ε?",
                   "It goes flat: the gradient is zero there, so no more epochs on the batch can "
                   "push the policy further in that direction.",
-                  eps=0.2, _lock="eps", _hide="seed,opt,noise", **_QUIET),
+                  eps=0.2, _lock="eps", _hide="seed,opt,noise", _present=1, **_QUIET),
             _step("ppo_clip", "Predict: what happens to the policy over many epochs when the "
                   "clip range is wide (ε = 0.5)?",
                   "It moves much further from the old policy (the KL grows): the clip is what "

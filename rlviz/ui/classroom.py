@@ -45,6 +45,8 @@ PRESENTATION_CSS = ROOT / "assets" / "presentation.css"
 """Large type for a projector; a file of the app, served with the page (nothing fetched)."""
 SLIDE_HEIGHT = 480
 """A figure's height in presentation mode: what is left under the title at 1280×720."""
+BANNER_HEIGHT = 130
+"""What a lesson step's prompt takes above the figure in presentation mode."""
 SLIDE_FONT = 16
 """Smallest font size of a figure in presentation mode."""
 
@@ -74,12 +76,12 @@ def _escape(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- slides
-_PROJECTED: collections.OrderedDict[int, tuple[Any, Any]] = collections.OrderedDict()
+_PROJECTED: collections.OrderedDict[tuple[int, int], tuple[Any, Any]] = collections.OrderedDict()
 _PROJECTED_LOCK = threading.Lock()
 PROJECTED_ENTRIES = 32
 
 
-def projected(fig: Any) -> Any:
+def projected(fig: Any, height: int = SLIDE_HEIGHT) -> Any:
     """A copy of ``fig`` sized for a projector: the slide's height, larger type.
 
     Copying a figure validates every trace again (a third of a second for the largest here),
@@ -87,19 +89,19 @@ def projected(fig: Any) -> Any:
     same object, shared by every session, gets the same copy.
     """
     with _PROJECTED_LOCK:
-        hit = _PROJECTED.get(id(fig))
+        hit = _PROJECTED.get((id(fig), height))
         if hit is not None and hit[0] is fig:
-            _PROJECTED.move_to_end(id(fig))
+            _PROJECTED.move_to_end((id(fig), height))
             return hit[1]
     copy = go.Figure(fig).update_layout(
-        height=SLIDE_HEIGHT, font_size=max(fig.layout.font.size or 0, SLIDE_FONT),
+        height=height, font_size=max(fig.layout.font.size or 0, SLIDE_FONT),
         legend_font_size=SLIDE_FONT - 1, title_font_size=SLIDE_FONT + 4,
     )
     for note in copy.layout.annotations:  # labels sized for a screen, a third larger
         if note.font.size and note.font.size < SLIDE_FONT:
             note.font.size = min(round(note.font.size * 4 / 3), SLIDE_FONT)
     with _PROJECTED_LOCK:
-        _PROJECTED[id(fig)] = (fig, copy)  # holding fig keeps its id from being reused
+        _PROJECTED[(id(fig), height)] = (fig, copy)  # holding fig keeps its id from being reused
         while len(_PROJECTED) > PROJECTED_ENTRIES:
             _PROJECTED.popitem(last=False)
     return copy
@@ -133,6 +135,7 @@ class Classroom:
         self._stage: Any = None
         self._bar: Any = None
         self._drawn_heading: str | None = None
+        self._banner = False
 
     # ---- what the chrome asks
     @property
@@ -155,7 +158,7 @@ class Classroom:
 
     def start(self) -> None:
         """Drawn right under the title: the lesson banner, then the presentation's stage."""
-        _lesson_banner(self.slug)
+        self._banner = _lesson_banner(self.slug)
         if self.present:
             st.html(PRESENTATION_CSS)
             self._stage = st.container()
@@ -210,7 +213,7 @@ class Classroom:
         self.slides += 1
         if self.slides != self.view.slide:
             return None, None
-        fig = projected(fig)
+        fig = projected(fig, SLIDE_HEIGHT - (BANNER_HEIGHT if self._banner else 0))
         if self.heading and self.heading != self._drawn_heading:
             self._stage.subheader(self.heading, anchor=False)
             self._drawn_heading = self.heading
@@ -398,12 +401,16 @@ def open_step(lesson: Lesson, index: int) -> None:
     st.switch_page(str(info.file), query_params=step.params)
 
 
-def _lesson_banner(slug: str) -> None:
-    """On a page opened from a lesson: the step's prompt, its reveal, and the way on."""
+def _lesson_banner(slug: str) -> bool:
+    """On a page opened from a lesson: the step's prompt, its reveal, and the way on.
+
+    Returns:
+        Whether it was drawn.
+    """
     player = st.session_state.get(PLAYER, {})
     opened = player.get("open")
     if not opened or opened.get("slug") != slug:
-        return
+        return False
     lesson, index = opened["lesson"], opened["index"]
     step = lesson.steps[index]
     with st.container(border=True):
@@ -422,6 +429,7 @@ def _lesson_banner(slug: str) -> None:
                 open_step(lesson, index + 1)
         if shown and step.reveal:
             st.success(_escape(step.reveal), icon=":material/lightbulb:")
+    return True
 
 
 def _ready() -> dict[str, Lesson]:
