@@ -411,3 +411,19 @@ def test_a_projected_figure_is_a_copy_made_once():
     assert shown.layout.annotations[0].font.size == 12
     assert classroom.projected(fig) is shown
     assert classroom.projected(go.Figure(fig)) is not shown
+
+
+def test_a_step_whose_page_is_not_in_this_app_says_so():
+    lesson = Lesson(title="Later", steps=(Step("not_a_page", (("x", "1"),), "Predict: ?"),))
+    at = run_page(LESSON_PAGE, query={"lesson": lessons.encode(lesson)})
+    assert not at.exception
+    assert any("not_a_page" in w.value for w in at.warning)
+    assert at.button(key="lessons.open").disabled
+
+
+def test_lesson_text_from_a_link_cannot_inject_markdown():
+    evil = "Predict: ![x](http://example.org/pixel.png) [click](http://example.org) $x$ <b>b</b>"
+    lesson = Lesson(title="t", steps=(Step("gae", (), evil, evil),))
+    at = run_page(LESSON_PAGE, query={"lesson": lessons.encode(lesson)})
+    shown = at.subheader[0].value
+    assert "](" not in shown and "\\$" in shown and "\\<" in shown
