@@ -80,11 +80,13 @@ def measure(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
-def page_rerun(slug: str, *, budget: float = 0.150, repeat: int = 5) -> None:
+def page_rerun(slug: str, *, budget: float = 0.150, repeat: int = 5,
+               query: dict[str, str] | None = None, view: str = "defaults") -> None:
     """Register the warm rerun of a page at its defaults (cache hit), timed through AppTest.
 
     The home page runs through ``app.py`` (its cards link into the navigation declared there).
-    A page that fails, or shows the error boundary's message, is reported, not timed.
+    A page that fails, or shows the error boundary's message, is reported, not timed. With
+    ``query`` the page opens with that link, and ``view`` names it in the table.
     """
     from streamlit.testing.v1 import AppTest
 
@@ -96,6 +98,8 @@ def page_rerun(slug: str, *, budget: float = 0.150, repeat: int = 5) -> None:
     def rerun() -> None:
         if "at" not in state:
             at = AppTest.from_file(str(script), default_timeout=120)
+            for key, value in (query or {}).items():
+                at.query_params[key] = value
             at.run()
             if at.exception:
                 raise RuntimeError(f"page {slug} raised: {at.exception[0].message}")
@@ -105,7 +109,7 @@ def page_rerun(slug: str, *, budget: float = 0.150, repeat: int = 5) -> None:
         state["at"].run()
 
     REGISTRY.append(
-        Case(f"warm rerun at defaults: {slug}", "pages", rerun, budget=budget, repeat=repeat)
+        Case(f"warm rerun at {view}: {slug}", "pages", rerun, budget=budget, repeat=repeat)
     )
 
 

@@ -111,10 +111,10 @@ def _expected(slug: str) -> tuple[str, str]:
 
 def visit(browser, slug: str, timeout: float = 120.0) -> Visit:
     """Start a fresh server, open ``slug`` in a new browser context, measure, stop the server."""
-    from rlviz.ui.catalog import HOME, available_pages
+    from rlviz.ui.catalog import DRILL, HOME, LESSONS, available_pages
 
     path, title = _expected(slug)
-    titles = {HOME.title, *(p.title for p in available_pages())}
+    titles = {HOME.title, DRILL.title, LESSONS.title, *(p.title for p in available_pages())}
     port = free_port()
     t0 = time.perf_counter()
     proc = start_server(port)

@@ -41,6 +41,7 @@ with ui.page("home", heading="rlviz", intro=INTRO):
         st.markdown("#### In a class")
         st.markdown(
             "Each page ends with *Try this* prompts: ask the room to predict what a slider will "
-            "do, then move it. Share a link to put everyone on the same view, or copy the "
-            "settings from the export panel into your notes."
+            "do, then move it. Share a link to put everyone on the same view; *Make a teacher "
+            "link* hides or locks controls and turns on a presentation mode for the projector, "
+            "and the **Lessons** page walks a class through several views, prompt by prompt."
         )

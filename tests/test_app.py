@@ -35,7 +35,8 @@ def test_navigation_lists_exactly_the_written_pages():
     assert not at.exception
     sections = json.loads(at.code[0].value)
     listed = [tuple(p) for pages in sections.values() for p in pages]
-    expected = [("Home", ""), (catalog.DRILL.title, catalog.DRILL.url_path)]
+    expected = [("Home", ""), (catalog.DRILL.title, catalog.DRILL.url_path),
+                (catalog.LESSONS.title, catalog.LESSONS.url_path)]
     expected += [(p.title, p.url_path) for p in WRITTEN]
     assert listed == expected
     assert list(sections)[0] == ""
@@ -43,7 +44,7 @@ def test_navigation_lists_exactly_the_written_pages():
 
 
 def test_every_page_file_is_in_the_catalog():
-    known = {p.slug for p in (catalog.HOME, catalog.DRILL, *catalog.PAGES)}
+    known = {p.slug for p in (catalog.HOME, catalog.DRILL, catalog.LESSONS, *catalog.PAGES)}
     assert {p.stem for p in PAGES.glob("*.py")} <= known
 
 

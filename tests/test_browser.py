@@ -10,7 +10,8 @@ from tests.conftest import ARTIFACTS, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WRITTEN = [p for p in catalog.PAGES if p.exists]
-TITLES = {catalog.HOME.title, *(p.title for p in WRITTEN)}
+TITLES = {catalog.HOME.title, catalog.DRILL.title, catalog.LESSONS.title,
+          *(p.title for p in WRITTEN)}
 LOCAL = {"127.0.0.1", "localhost"}
 
 # Installed before the app's own code: every navigation label that is ever on screen, from the
@@ -223,7 +224,7 @@ def test_no_request_leaves_the_machine(server, browser):
     context.route("**/*", local_only)
     try:
         page = context.new_page()
-        for info in [catalog.HOME, *WRITTEN]:
+        for info in [catalog.HOME, catalog.DRILL, catalog.LESSONS, *WRITTEN]:
             page.goto(f"{server}/{'' if info.slug == 'home' else info.url_path}")
             settle(page, timeout_ms=120_000)
             icon = page.locator('link[rel~="icon"]').first.get_attribute("href")

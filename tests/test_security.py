@@ -9,6 +9,8 @@ from tests.conftest import ROOT, free_port, settle, start_server
 SOURCES = sorted([*(ROOT / "rlviz").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"])
 RAW_HTML = {"html", "components"}  # st.html, st.components
 RISKY_KWARGS = {"unsafe_allow_html"}
+# The one st.html call: the presentation mode's stylesheet, a file of the app (no user text).
+STYLESHEETS = {("rlviz/ui/classroom.py", "PRESENTATION_CSS")}
 
 
 def calls(path):
@@ -23,9 +25,22 @@ def test_no_raw_html_reaches_the_page(path):
         assert not {kw.arg for kw in node.keywords} & RISKY_KWARGS, f"{path}:{node.lineno}"
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id == "st" and func.attr == "html" and len(node.args) == 1:
+                where = str(path.relative_to(ROOT))
+                assert (where, ast.unparse(node.args[0])) in STYLESHEETS, f"{path}:{node.lineno}"
+                continue
             assert not (func.value.id == "st" and func.attr in RAW_HTML), f"{path}:{node.lineno}"
     text = path.read_text()
     assert "streamlit.components" not in text and "import pickle" not in text, path
+
+
+def test_the_only_html_is_a_local_stylesheet():
+    """The presentation mode's CSS is a file of the app: it styles, and fetches nothing."""
+    from rlviz.ui import classroom
+
+    path = classroom.PRESENTATION_CSS
+    assert path.suffix == ".css" and path.is_file() and ROOT in path.parents
+    assert classroom.css_is_local(path)
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))

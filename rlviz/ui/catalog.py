@@ -11,7 +11,10 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DRILL", "HOME", "PAGES", "ROOT", "SECTIONS", "PageInfo", "available_pages", "page_info"]
+__all__ = [
+    "DRILL", "HOME", "LESSONS", "PAGES", "ROOT", "SECTIONS", "PageInfo", "available_pages",
+    "page_info",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,6 +87,15 @@ DRILL = PageInfo(
     "mark what you knew, print a handout.",
 )
 """Home's neighbour in the navigation: it teaches no algorithm of its own, so it has no card."""
+
+LESSONS = PageInfo(
+    slug="lessons",
+    title="Lessons",
+    section="",
+    icon=":material/school:",
+    teaches="Walk a class through several pages: predict, open the view, reveal.",
+)
+"""The lesson player and builder: beside home, not an algorithm page."""
 
 PAGES: tuple[PageInfo, ...] = (
     PageInfo(
@@ -238,7 +250,7 @@ def _available() -> tuple[PageInfo, ...]:
 
 def page_info(slug: str) -> PageInfo:
     """Look up a page by slug."""
-    for p in (HOME, DRILL, *PAGES):
+    for p in (HOME, DRILL, LESSONS, *PAGES):
         if p.slug == slug:
             return p
     raise KeyError(f"no page named {slug!r} in the catalog")

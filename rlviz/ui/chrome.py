@@ -41,7 +41,7 @@ import streamlit as st
 
 from rlviz import __version__
 from rlviz.errors import InputError
-from rlviz.ui import export, questions
+from rlviz.ui import classroom, export, questions
 from rlviz.ui.catalog import PageInfo, page_info
 from rlviz.ui.controls import Control, Params, Section
 from rlviz.ui.navigation import favicon
@@ -200,6 +200,13 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
     The figure is never changed (it may be shared through ``cached_figures``); a ``height``
     is applied to a copy.
     """
+    page = getattr(_RUN, "page", None)
+    slide = page._classroom.chart(fig, height) if page is not None else None
+    if slide is not None:  # presentation mode: one figure at a time, sized to the screen
+        where, fig = slide
+        if where is not None:
+            where.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, key=key)
+        return
     if height is not None and fig.layout.height != height:
         fig = go.Figure(fig).update_layout(height=height)
     st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, key=key)
@@ -330,19 +337,26 @@ class Page:
         self._busy: Any = None
         """The spinner under the control this run's user changed, while the run lasts."""
         self._loading: Any = None
+        self._classroom: classroom.Classroom | None = None
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Page:
         _one_torch_thread()
+        self._classroom = classroom.Classroom(self)  # the teacher link's settings
         st.set_page_config(
-            page_title=f"{self.info.title} · rlviz", page_icon=favicon(), layout="wide"
+            page_title=f"{self.info.title} · rlviz", page_icon=favicon(), layout="wide",
+            initial_sidebar_state="collapsed" if self._classroom.present else "auto",
         )
         DECLARED[self.slug] = {}  # this run's controls only
         _RUN.page = self
         with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
-            st.title(self.heading, anchor=False)
+            # presenting, the title leaves room for the figure's previous/next beside it
+            st.title(self.heading, anchor=False,
+                     width="content" if self._classroom.present else "stretch")
+            self._classroom.title_row()  # presentation mode: the figure's previous/next
             self._share = st.empty()
-        if self.intro:
+        self._classroom.start()
+        if self.intro and self._classroom.text:
             st.markdown(self.intro)
         # On a session's first visit to the page, say at once that the view is on its way
         # (Streamlit's own spinners wait half a second); cleared when the page is drawn.
@@ -400,7 +414,10 @@ class Page:
         values: dict[str, Any] = {}
         with where:
             for item in spec:
-                if isinstance(item, Section):
+                if isinstance(item, Section) and self._classroom.hides_all(item.controls):
+                    for control in item.controls:  # a section whose controls are all hidden
+                        values[control.name] = self._bind(control)
+                elif isinstance(item, Section):
                     with st.expander(item.title, expanded=item.expanded):
                         for control in item.controls:
                             values[control.name] = self._bind(control)
@@ -434,7 +451,7 @@ class Page:
             # Streamlit, which would start it at its minimum: hand it the current value.
             state[key] = state[key]
         state[f"{key}._domain"] = self._domain(control)
-        value = control.render(key)
+        value = self._classroom.render(control, key)  # hidden or locked by a teacher link
         previous = kept.get(control.name, _UNSET)
         if (self._busy is None and previous is not _UNSET
                 and control.encode(previous) != control.encode(value)):
@@ -488,18 +505,24 @@ class Page:
 
     def _sync_url(self) -> None:
         current = st.query_params.to_dict()
-        desired = {k: v for k, v in current.items() if k not in self._controls}
+        desired = {k: v for k, v in current.items()
+                   if k not in self._controls and k not in classroom.RESERVED}
         desired.update(self._url_values())
+        desired.update(self._classroom.query())
         if desired != current:
             st.query_params.from_dict(desired)
 
     def _finish_url(self) -> None:
         current = st.query_params.to_dict()
-        unknown = [k for k in current if k not in self._controls]
+        unknown = [k for k in current if k not in self._controls and k not in classroom.RESERVED]
         if unknown and self._controls:
             names = ", ".join(_code_span(k, 24) for k in unknown[:5])
             self._notices.append(f"The link had parameters this page does not use ({names}).")
-            st.query_params.from_dict(self._url_values())
+            st.query_params.from_dict({**self._url_values(), **self._classroom.query()})
+        if self._controls:
+            self._classroom.teacher_panel()
+        self._classroom.finish(self._controls)
+        self._notices += self._classroom.notices
         self._show_notices()
         if self._controls:
             self._share_panel()
@@ -517,8 +540,8 @@ class Page:
         self._kept().clear()
         st.query_params.clear()
 
-    def share_link(self) -> str:
-        """The URL that restores this view.
+    def share_link(self, *, teacher: classroom.TeacherView | None = None) -> str:
+        """The URL that restores this view, with its teacher settings (or ``teacher``'s).
 
         It starts with the public address in ``RLVIZ_PUBLIC_URL`` when that is set (a server
         reached as ``localhost`` still hands out links that work for others), else with the
@@ -529,7 +552,10 @@ class Page:
             base = public.rstrip("/") + "/" + self.info.url_path
         else:
             base = (st.context.url or "").split("?")[0] or f"/{self.info.url_path}"
-        query = urlencode(self._url_values(), safe=",")
+        if teacher is None:
+            teacher = self._classroom.view if self._classroom else classroom.TeacherView()
+        view = teacher
+        query = urlencode({**self._url_values(), **view.query()}, safe=",")
         return f"{base}?{query}" if query else base
 
     def _share_panel(self) -> None:
@@ -539,6 +565,7 @@ class Page:
         with self._share.popover("Share this view", icon=":material/share:"):
             st.markdown("Anyone who opens this link sees this exact view:")
             st.code(self.share_link(), language=None, wrap_lines=True)
+            self._classroom.share_box()
             st.button(
                 "Reset to defaults", icon=":material/restart_alt:", key=self.key("_reset"),
                 on_click=self.reset, width="stretch",
@@ -552,16 +579,22 @@ class Page:
     # ----------------------------------------------------------------- panels
     def section(self, title: str) -> None:
         """A sub-heading inside the page body."""
+        if self._classroom.section(title):
+            return
         st.subheader(title, anchor=False)
 
     def read_it(self, markdown: str) -> None:
         """The "read it like this" explanation under the figures."""
+        if not self._classroom.text:
+            return
         with st.container(border=True):
             st.markdown("**Read it like this**")
             st.markdown(markdown)
 
     def try_this(self, prompts: Iterable[str]) -> None:
         """Experiments for a class: predict first, then move the slider."""
+        if not self._classroom.text:
+            return
         with st.container(border=True):
             st.markdown("**Try this** — predict first, then move the slider")
             st.markdown("\n".join(f"{i}. {p}" for i, p in enumerate(prompts, start=1)))

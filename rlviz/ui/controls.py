@@ -8,6 +8,7 @@ page-prefixed session key.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import secrets
 from collections.abc import Callable, Mapping, Sequence
@@ -104,6 +105,10 @@ class Control:
     def render(self, key: str) -> Any:
         """Draw the widget (its state is already in ``st.session_state[key]``)."""
         raise NotImplementedError
+
+    def locked(self) -> Control:
+        """The same control drawn disabled (a teacher link's locked value): ``locked().render``."""
+        return dataclasses.replace(self, disabled=True)
 
     def describe(self) -> str:
         """The domain, for notices."""

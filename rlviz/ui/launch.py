@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from rlviz.ui.catalog import DRILL, HOME, available_pages
+from rlviz.ui.catalog import DRILL, HOME, LESSONS, available_pages
 
 __all__ = ["ROUTER", "lifespan", "page_imports", "route", "warm_up"]
 
@@ -55,7 +55,7 @@ def warm_up() -> float:
     """
     t0 = time.perf_counter()
     importlib.import_module("rlviz.ui.boot")
-    for info in (HOME, DRILL, *available_pages()):
+    for info in (HOME, DRILL, LESSONS, *available_pages()):
         for name in page_imports(info.file):
             try:
                 importlib.import_module(name)

@@ -6,7 +6,7 @@ import functools
 
 import streamlit as st
 
-from rlviz.ui.catalog import DRILL, HOME, ROOT, SECTIONS, available_pages
+from rlviz.ui.catalog import DRILL, HOME, LESSONS, ROOT, SECTIONS, available_pages
 
 __all__ = ["FAVICON", "build", "favicon", "route"]
 
@@ -21,12 +21,15 @@ def favicon() -> bytes:
 
 
 def build() -> dict[str, list]:
-    """``st.navigation`` sections: Home and the drill first, then each section with a page."""
+    """``st.navigation`` sections: Home, the drill and Lessons, then each section with a page."""
     sections: dict[str, list] = {
         "": [st.Page(str(HOME.file), title=HOME.title, icon=HOME.icon, default=True),
              st.Page(str(DRILL.file), title=DRILL.title, icon=DRILL.icon,
                      url_path=DRILL.url_path)]
     }
+    if LESSONS.exists:
+        sections[""].append(st.Page(str(LESSONS.file), title=LESSONS.title, icon=LESSONS.icon,
+                                    url_path=LESSONS.url_path))
     for section in SECTIONS:
         pages = [
             st.Page(str(p.file), title=p.title, icon=p.icon, url_path=p.url_path)
@@ -48,7 +51,7 @@ it picks as runnable on the object itself, and sessions run at the same time."""
 
 def route() -> None:
     """Declare the navigation and run the current page."""
-    st.set_page_config(page_title="rlviz", layout="wide")  # each page sets its title and icon
+    st.set_page_config(page_title="rlviz", page_icon=favicon(), layout="wide")  # and each page
     sections = st.session_state.get(NAVIGATION)
     if sections is None:
         sections = st.session_state[NAVIGATION] = build()
