@@ -44,7 +44,7 @@ def test_defaults():
     labels = {b.proto.label for b in at.get("download_button")}
     assert {"sweep.html", "heatmap.html", "backup.html", "example_6_2.csv",
             "sweep_n_step.csv", "settings.json"} <= labels
-    assert len(at.latex) >= 3 + len(__import__("rlviz.figures.prediction",
+    assert len(at.latex) >= 2 + len(__import__("rlviz.figures.prediction",
                                                fromlist=["EQUATIONS"]).EQUATIONS)
 
 

@@ -20,8 +20,8 @@ WRITTEN = [p for p in catalog.PAGES if p.exists]
 
 
 def _largest(control):
-    if hasattr(control, "options"):
-        return max(control.options)
+    if hasattr(control, "options"):  # an option such as "auto" is not a count
+        return max(o for o in control.options if isinstance(o, int | float))
     return control.max
 
 
