@@ -549,8 +549,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1,
                     help="steady rounds, alternating rlviz and the floor; the best of each counts")
     args = ap.parse_args(argv)
-    global RUN_TIMEOUT
-    RUN_TIMEOUT = args.run_timeout
+    globals()["RUN_TIMEOUT"] = args.run_timeout  # every session of this run waits as long
     floor = args.floor if args.floor is not None else (not args.url and args.workers == 1)
 
     pages = available_pages() if args.pages == "all" else args.pages.split(",")

@@ -37,7 +37,9 @@ def cheap(control: ui.Control) -> ui.Control:
     if not control.scales_work:
         return control
     if isinstance(control, ui.SelectSlider):
-        return replace(control, options=[o for o in control.options if o <= control.default])
+        # The slider's options run from cheap to dear ("auto" may come first): cut by position.
+        options = list(control.options)
+        return replace(control, options=options[: options.index(control.default) + 1])
     return replace(control, max=control.default)
 
 
