@@ -7,27 +7,19 @@ import numpy as np
 import pytest
 
 from rlviz import approximation as ap
-from rlviz.interview import DIFFICULTIES, TOPICS, deadly_triad, for_page
+from rlviz.interview import deadly_triad
 from rlviz.interview.whiteboard import deadly_triad as wb
 from rlviz.ui.chrome import DECLARED
 from tests.conftest import PAGES, assert_healthy, run_page
+from tests.interview_family import check_bank
 
 QUESTIONS = deadly_triad.QUESTIONS
 LINKS = [(q.id, i, link) for q in QUESTIONS for i, link in enumerate(q.links)]
 
 
 def test_the_bank_is_well_formed():
-    assert len(QUESTIONS) >= 6
-    assert len({q.id for q in QUESTIONS}) == len(QUESTIONS)
-    assert {q.id for q in for_page("deadly_triad")} == {q.id for q in QUESTIONS}
-    assert len({q.question for q in QUESTIONS}) == len(QUESTIONS)
-    for q in QUESTIONS:
-        assert q.id.startswith("deadly_triad.") and q.page == "deadly_triad"
-        assert q.topic in TOPICS and q.difficulty in DIFFICULTIES
-        assert 3 <= len(q.answer) <= 6
-        assert q.links and all(link.page == "deadly_triad" for link in q.links)
-    assert sum(q.prediction is not None for q in QUESTIONS) >= 3
-    assert any(q.whiteboard is not None for q in QUESTIONS)
+    check_bank(QUESTIONS, "deadly_triad")
+    assert all(q.page == "deadly_triad" for q in QUESTIONS)
 
 
 @pytest.mark.parametrize("q", QUESTIONS, ids=lambda q: q.id)

@@ -7,27 +7,19 @@ import numpy as np
 import pytest
 
 from rlviz import max_bias as mb
-from rlviz.interview import DIFFICULTIES, TOPICS, for_page, max_bias
+from rlviz.interview import max_bias
 from rlviz.interview.whiteboard import max_bias as wb
 from rlviz.ui.chrome import DECLARED
 from tests.conftest import PAGES, assert_healthy, run_page
+from tests.interview_family import check_bank
 
 QUESTIONS = max_bias.QUESTIONS
 LINKS = [(q.id, i, link) for q in QUESTIONS for i, link in enumerate(q.links)]
 
 
 def test_the_bank_is_well_formed():
-    assert len(QUESTIONS) >= 6
-    assert len({q.id for q in QUESTIONS}) == len(QUESTIONS)
-    assert {q.id for q in for_page("max_bias")} == {q.id for q in QUESTIONS}
-    assert len({q.question for q in QUESTIONS}) == len(QUESTIONS)
-    for q in QUESTIONS:
-        assert q.id.startswith("max_bias.") and q.page == "max_bias"
-        assert q.topic in TOPICS and q.difficulty in DIFFICULTIES
-        assert 3 <= len(q.answer) <= 6
-        assert q.links and all(link.page == "max_bias" for link in q.links)
-    assert sum(q.prediction is not None for q in QUESTIONS) >= 3
-    assert any(q.whiteboard is not None for q in QUESTIONS)
+    check_bank(QUESTIONS, "max_bias")
+    assert all(q.page == "max_bias" for q in QUESTIONS)
 
 
 @pytest.mark.parametrize("q", QUESTIONS, ids=lambda q: q.id)
