@@ -7,7 +7,9 @@ no cookies), as the first visitor would. It prints, per path:
 
 - server start: from launching the process to its first healthy answer;
 - first byte: from the browser's navigation to the first byte of the page;
-- title: from the first byte to the page's own title on screen (target 0.5 s);
+- title: from the first byte to the page's own title on screen (target 0.5 s): the splash the
+  server writes into the HTML (``rlviz.ui.splash``) or the live page's, whichever is first;
+- live title: from the first byte to the live page's own title (drawn by its script run);
 - loading: from the first byte to the first visible sign of work in progress (a spinner, a
   skeleton, the running indicator, a status box) or the finished view, whichever is first;
 - drawn: from the navigation to the fully drawn default view (title, every chart drawn, no
@@ -49,7 +51,7 @@ CHROMIUM_ARGS = [
 # and when the view last became fully drawn; and it keeps every navigation label it saw.
 PROBE = """
 (() => {
-  const seen = window.__coldStart = {title: null, loading: null, drawnAt: null,
+  const seen = window.__coldStart = {title: null, liveTitle: null, loading: null, drawnAt: null,
                                      drawn: false, navLabels: []};
   const labels = new Set();
   const drawn = () => {
@@ -65,12 +67,14 @@ PROBE = """
   };
   const tick = () => {
     const now = performance.now();
+    const shows = (el) => el && el.innerText.trim() === window.__expectedTitle;
     const h1 = document.querySelector('[data-testid="stMain"] h1');
-    if (seen.title === null && h1 && h1.innerText.trim() === window.__expectedTitle)
+    if (seen.liveTitle === null && shows(h1)) seen.liveTitle = now;
+    if (seen.title === null && (shows(h1) || shows(document.querySelector('#rlviz-splash h1'))))
       seen.title = now;
     const busy = document.querySelector('[data-testid="stSpinner"], [data-testid="stSkeleton"], '
       + '[data-testid="stAppSkeleton"], [data-testid="stStatusWidget"], '
-      + '[data-testid="stExpanderIconSpinner"]');
+      + '[data-testid="stExpanderIconSpinner"], #rlviz-splash [role="status"]');
     const isDrawn = drawn();
     if (seen.loading === null && (busy || isDrawn)) seen.loading = now;
     if (isDrawn && !seen.drawn) seen.drawnAt = now;
@@ -92,7 +96,8 @@ class Visit:
     path: str
     server_start: float  # s, launch to healthy
     first_byte: float  # s, navigation to first byte
-    title: float | None  # s, first byte to the page's title
+    title: float | None  # s, first byte to the page's title (the splash's or the live page's)
+    live_title: float | None  # s, first byte to the live page's title
     loading: float | None  # s, first byte to the first sign of progress (or the drawn view)
     drawn: float | None  # s, navigation to the fully drawn view
     file_names: bool  # Streamlit's automatic file-name navigation was on screen
@@ -151,6 +156,7 @@ def visit(browser, slug: str, timeout: float = 120.0) -> Visit:
             server_start=server_start,
             first_byte=nav,
             title=None if ms("title") is None else ms("title") - nav,
+            live_title=None if ms("liveTitle") is None else ms("liveTitle") - nav,
             loading=None if ms("loading") is None else ms("loading") - nav,
             drawn=None if error else ms("drawnAt"),
             file_names=file_names,
@@ -194,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"rlviz cold start · Python {platform.python_version()} · {os.cpu_count()} CPUs · "
           f"load {load:.1f} · {len(slugs)} paths · best of {args.repeat} fresh server(s)\n")
     header = (f"{'path':<22} {'server start':>12} {'first byte':>10} {'title':>8} "
-              f"{'loading':>8} {'drawn':>8} {'budget':>7} {'':>4} {'file names':>10}")
+              f"{'live title':>10} {'loading':>8} {'drawn':>8} {'budget':>7} {'':>4} "
+              f"{'file names':>10}")
     print(header)
     print("-" * len(header))
     over = 0
@@ -208,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
                       and v.title is not None and v.title <= TITLE_TARGET)
                 over += not ok
                 print(f"{v.path:<22} {_s(v.server_start):>12} {_s(v.first_byte):>10} "
-                      f"{_s(v.title):>8} {_s(v.loading):>8} {_s(v.drawn):>8} "
+                      f"{_s(v.title):>8} {_s(v.live_title):>10} {_s(v.loading):>8} "
+                      f"{_s(v.drawn):>8} "
                       f"{budget:>5.0f} s {'ok' if ok else 'OVER':>4} "
                       f"{'seen' if v.file_names else 'never':>10}"
                       + (f"  ({v.error})" if v.error else ""), flush=True)

@@ -170,16 +170,22 @@ def fresh_server():
 def test_a_deep_link_opened_first_on_a_fresh_server(fresh_server, browser, info):
     """The first visitor of a new server arrives through a shared link: from the first paint
     on, only the app's own navigation shows (never Streamlit's list of file names), and the
-    page opens with the link's values."""
+    page opens with the link's values. The first paint is the splash with the page's title,
+    gone once the live page has drawn its own."""
     query = _a_link_worth_sharing(info)
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     try:
         page = context.new_page()
         page.add_init_script(NAV_WATCH)
+        page.add_init_script("document.addEventListener('DOMContentLoaded', () => { "
+                             "const h = document.querySelector('#rlviz-splash h1'); "
+                             "window.__splash = h ? h.innerText : null; });")
         page.goto(f"{fresh_server}/{info.url_path}?{query}")
         page.get_by_role("heading", name=info.title, exact=True).wait_for(timeout=120_000)
         settle(page, timeout_ms=120_000)
         seen = set(page.evaluate("() => Array.from(window.__navSeen)"))
+        assert page.evaluate("() => window.__splash") == info.title
+        page.locator("#rlviz-splash").wait_for(state="detached", timeout=5_000)
         assert "Home" in seen
         assert seen <= TITLES, f"navigation labels that are not page titles: {seen - TITLES}"
         assert page.get_by_text("Page not found").count() == 0

@@ -7,6 +7,8 @@ things come with it:
 - The script every session runs is ``ROUTER``, in a folder with no ``pages/`` beside it, so
   Streamlit never turns on its automatic navigation of the files in ``pages/`` (which it would
   otherwise show to the first visitors of a new server until ``st.navigation`` had run once).
+- ``MIDDLEWARE`` writes each page's title and a loading note into the HTML shell the server
+  sends, so the first paint already says which page is coming (``rlviz.ui.splash``).
 - ``lifespan`` runs once when the server starts, before it accepts a connection: it loads the
   heavy libraries (``rlviz.ui.boot``), every module the written pages import, and what plotly
   and Streamlit only load when a first figure or table is drawn, so no visitor's script run
@@ -27,11 +29,24 @@ from typing import Any
 
 from rlviz.ui.catalog import DRILL, HOME, LESSONS, available_pages
 
-__all__ = ["ROUTER", "lifespan", "page_imports", "route", "warm_up"]
+__all__ = ["MIDDLEWARE", "ROUTER", "lifespan", "page_imports", "route", "warm_up"]
 
 ROUTER = Path(__file__).resolve().parent / "script" / "router.py"
 
 log = logging.getLogger("rlviz.ui")
+
+
+def _middleware() -> list[Any]:
+    from starlette.middleware import Middleware
+
+    from rlviz.ui.splash import Splash
+
+    return [Middleware(Splash)]
+
+
+MIDDLEWARE = _middleware()
+"""What ``st.App`` runs before Streamlit's own handlers: the splash written into each page's
+HTML shell (``rlviz.ui.splash``), so its title shows before Streamlit's JavaScript has loaded."""
 
 
 def page_imports(path: Path) -> list[str]:
