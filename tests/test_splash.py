@@ -40,7 +40,7 @@ def test_a_base_path_is_honoured():
 
 
 def test_the_shell_carries_title_tab_font_and_note():
-    page = inject(SHELL, "Q-learning <vs> SARSA", "It & that.", sidebar=True)
+    page = inject(SHELL, "Q-learning <vs> SARSA", "It & that.", sidebar=True, charts=True)
     assert "<title>Q-learning &lt;vs&gt; SARSA · rlviz</title>" in page
     assert "<h1>Q-learning &lt;vs&gt; SARSA</h1>" in page
     assert "<p>It &amp; that.</p>" in page
@@ -52,6 +52,19 @@ def test_the_shell_carries_title_tab_font_and_note():
     plain = inject(SHELL, "rlviz", "")
     assert "<title>rlviz</title>" in plain and "<p>" not in plain
     assert 'class=""' in plain
+    assert 'rel="modulepreload"' not in plain
+
+
+def test_a_page_loads_the_chart_code_at_once():
+    from pathlib import Path
+
+    import streamlit
+
+    page = inject(SHELL, "t", "", charts=True)
+    hrefs = re.findall(r'rel="modulepreload" crossorigin href="\./([^"]+)"', page)
+    assert any("PlotlyChart" in h for h in hrefs)
+    static = Path(streamlit.__file__).parent / "static"
+    assert all((static / h).is_file() for h in hrefs)
 
 
 def _serve(middleware, request_path, response, *, method="GET", query=b""):
@@ -101,6 +114,7 @@ def test_a_presentation_link_starts_without_the_sidebar():
     html = [(b"content-type", b"text/html")]
     _, sent = _serve(_splash, "/cliff_td", (html, [SHELL.encode()]), query=b"_present=1")
     assert b'class=""' in sent[-1]["body"]
+    assert b"PlotlyChart" in sent[-1]["body"]  # the charts still come
 
 
 @pytest.mark.parametrize("path,method,ctype", [

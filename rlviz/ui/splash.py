@@ -14,9 +14,11 @@ non-HTML response pass through unchanged.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
 from typing import Any
 
 from rlviz.ui.catalog import DRILL, HOME, LESSONS, PageInfo, available_pages
@@ -69,13 +71,28 @@ o.observe(document.documentElement,{childList:true,subtree:true});setTimeout(gon
 
 _FONT = re.compile(r'<link[^>]*rel="preload"[^>]*href="([^"]+\.woff2)"')
 
+PRELOAD = ("PlotlyChart.",)
+"""Streamlit's code for the elements a page draws first, loaded by its app only when the first
+one arrives: a page's shell asks for it at once, so it loads while the script runs."""
+
+
+@functools.cache
+def _preloads() -> tuple[str, ...]:
+    import streamlit
+
+    js = Path(streamlit.__file__).parent / "static" / "static" / "js"
+    return tuple(sorted(f"./static/js/{f.name}" for f in js.glob("*.js")
+                        if f.name.startswith(PRELOAD)))
+
 
 def _pages() -> dict[str, PageInfo]:
     return {p.url_path: p for p in (DRILL, LESSONS, *available_pages())}
 
 
 def page_for(path: str, base: str = "") -> tuple[str, str, bool] | None:
-    """(title, sentence, sidebar) of the splash for a request path, or None if no page's.
+    """(title, sentence, is a page) of the splash for a request path, or None if no page's.
+
+    Every page but home has a sidebar and charts.
 
     ``base`` is the server's ``baseUrlPath``. The root is home; a path that names no page of
     the catalog gets a plain "rlviz" (the router then says the page does not exist).
@@ -95,11 +112,13 @@ def page_for(path: str, base: str = "") -> tuple[str, str, bool] | None:
     return (info.title, info.teaches, True) if info else ("rlviz", "", False)
 
 
-def inject(page: str, title: str, sentence: str, *, sidebar: bool = False) -> str:
+def inject(page: str, title: str, sentence: str, *, sidebar: bool = False,
+           charts: bool = False) -> str:
     """Streamlit's HTML shell with the splash for one page written into it.
 
     With ``sidebar`` a wide screen shows the sidebar's place too, where the page will draw its
-    controls, so nothing jumps sideways when the live page replaces the splash.
+    controls, so nothing jumps sideways when the live page replaces the splash. With ``charts``
+    the browser starts loading Streamlit's chart code at once (``PRELOAD``).
     """
     font = _FONT.search(page)
     face = (f'@font-face{{font-family:"rlviz splash";src:url("{font.group(1)}") '
@@ -115,7 +134,9 @@ def inject(page: str, title: str, sentence: str, *, sidebar: bool = False) -> st
     )
     page = re.sub(r"<title>.*?</title>", f"<title>{html.escape(tab)}</title>", page, count=1,
                   flags=re.S)
-    page = page.replace("</head>", f"<style>{face}{_STYLE}</style></head>", 1)
+    preload = "".join(f'<link rel="modulepreload" crossorigin href="{href}">'
+                      for href in (_preloads() if charts else ()))
+    page = page.replace("</head>", f"{preload}<style>{face}{_STYLE}</style></head>", 1)
     return page.replace("</body>", f"{splash}</body>", 1)
 
 
@@ -160,11 +181,11 @@ class Splash:
             chunks.append(message.get("body", b""))
             if message.get("more_body"):
                 return
-            title, sentence, sidebar = target
+            title, sentence, page = target
             # a teacher's presentation link starts with the sidebar collapsed
-            sidebar = sidebar and b"_present" not in scope.get("query_string", b"")
-            body = inject(b"".join(chunks).decode("utf-8"), title, sentence,
-                          sidebar=sidebar).encode("utf-8")
+            sidebar = page and b"_present" not in scope.get("query_string", b"")
+            body = inject(b"".join(chunks).decode("utf-8"), title, sentence, sidebar=sidebar,
+                          charts=page).encode("utf-8")
             drop = {b"content-length", b"etag", b"last-modified", b"cache-control"}
             kept = [(k, v) for k, v in start.get("headers", []) if k.lower() not in drop]
             kept += [(b"content-length", str(len(body)).encode()), (b"cache-control", b"no-cache")]
