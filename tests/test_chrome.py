@@ -459,7 +459,7 @@ def test_the_router_runs_the_navigation_and_lands_on_home():
     assert at.title[0].value == "rlviz"
 
 
-def test_app_py_serves_the_router_with_the_warm_up():
+def test_app_py_serves_the_router_with_the_warm_up_and_the_splash():
     import ast
 
     from tests.conftest import ROOT
@@ -470,7 +470,11 @@ def test_app_py_serves_the_router_with_the_warm_up():
     assert len(apps) == 1 and ast.unparse(apps[0].func) == "st.App"
     assert ast.unparse(apps[0].args[0]) == "launch.ROUTER"
     assert {k.arg: ast.unparse(k.value) for k in apps[0].keywords} == {
-        "lifespan": "launch.lifespan"}
+        "lifespan": "launch.lifespan", "middleware": "launch.MIDDLEWARE"}
+    from rlviz.ui import launch
+    from rlviz.ui.splash import Splash
+
+    assert [m.cls for m in launch.MIDDLEWARE] == [Splash]
 
 
 def test_warm_up_imports_every_module_the_pages_import():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import re
 
 import pytest
@@ -88,7 +89,9 @@ def _serve(middleware, request_path, response, *, method="GET", query=b""):
 
     scope = {"type": "http", "method": method, "path": request_path, "query_string": query,
              "headers": [(b"accept-encoding", b"gzip"), (b"host", b"x")]}
-    asyncio.run(middleware(app)(scope, receive, send))
+    # in a thread of its own: another test's browser may run an event loop in this one
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, middleware(app)(scope, receive, send)).result()
     return seen, sent
 
 
