@@ -195,17 +195,43 @@ def browser():
         b.close()
 
 
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+
+def local_only(context) -> list[str]:
+    """Abort every request ``context`` (a browser context or page) makes to another machine;
+    returns the list of those URLs, filled as they happen."""
+    from urllib.parse import urlparse
+
+    foreign: list[str] = []
+
+    def route(r):
+        url = urlparse(r.request.url)
+        if url.scheme in {"http", "https", "ws", "wss"} and url.hostname not in LOCAL_HOSTS:
+            foreign.append(r.request.url)
+            return r.abort()
+        return r.continue_()
+
+    context.route("**/*", route)
+    return foreign
+
+
 @pytest.fixture
 def browser_page(browser):
+    """A page in a wide window. Whatever the test does there, no request may leave this
+    machine (the app must work in a classroom without internet): checked when it ends."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    foreign = local_only(page)
     yield page
     page.close()
+    assert not foreign, f"requests that left the machine: {foreign}"
 
 
 def settle(page, timeout_ms: int = 60_000) -> None:
     """Wait until the app has finished running and every chart has drawn."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
-    page.wait_for_selector("h1", timeout=timeout_ms)  # every page has a title: the run began
+    # every page has a title: the run began (the splash's title is not the page's)
+    page.wait_for_selector('[data-testid="stMain"] h1', timeout=timeout_ms)
     page.wait_for_function(SETTLED, timeout=timeout_ms)
     page.wait_for_timeout(500)  # a rerun may start right after the first settle
     page.wait_for_function(SETTLED, timeout=timeout_ms)

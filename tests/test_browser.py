@@ -6,13 +6,12 @@ from urllib.parse import parse_qsl, urlparse
 import pytest
 
 from rlviz.ui import catalog
-from tests.conftest import ARTIFACTS, settle
+from tests.conftest import ARTIFACTS, local_only, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WRITTEN = [p for p in catalog.PAGES if p.exists]
 TITLES = {catalog.HOME.title, catalog.DRILL.title, catalog.LESSONS.title,
           *(p.title for p in WRITTEN)}
-LOCAL = {"127.0.0.1", "localhost"}
 
 # Installed before the app's own code: every navigation label that is ever on screen, from the
 # first paint on (Streamlit's automatic navigation would list file names such as "app").
@@ -66,7 +65,7 @@ def test_home_page_loads(server, browser_page):
     page = browser_page
     page.goto(server)
     settle(page)
-    assert page.locator("h1").first.inner_text().strip() == "rlviz"
+    assert page.locator('[data-testid="stMain"] h1').first.inner_text().strip() == "rlviz"
     assert page.locator('[data-testid="stException"]').count() == 0
     shoot(page, "home")
     nav = page.locator('[data-testid="stTopNav"]').text_content()  # overflowed too
@@ -80,6 +79,8 @@ def test_home_page_loads(server, browser_page):
 
 @pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
 def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
+    """From home to the page, a slider moved redraws its charts and changes its link; then the
+    equations render. (No request leaves the machine: ``browser_page`` checks.)"""
     page = browser_page
     page.goto(server)
     settle(page)
@@ -113,6 +114,19 @@ def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
     assert "?" in page.url  # the link now carries the changed value
     assert page.locator('[data-testid="stException"]').count() == 0
     shoot(page, f"page-{info.slug}")
+    equations_render(page)
+
+
+def equations_render(page) -> None:
+    """KaTeX marks what it cannot parse with .katex-error, and draws an unknown command (two
+    string pieces joined without a space, say) in its error colour."""
+    page.get_by_text("The equations", exact=True).click()
+    page.wait_for_selector('[data-testid="stExpanderDetails"] .katex', timeout=60_000)
+    settle(page)
+    assert page.locator(".katex").count() >= 1
+    assert page.locator(".katex-error").count() == 0
+    unknown = page.locator('.katex mstyle[mathcolor="#cc0000"]').all_text_contents()
+    assert not unknown, f"KaTeX could not read: {unknown}"
 
 
 @pytest.mark.skipif(len(WRITTEN) < 2, reason="needs two pages")
@@ -198,39 +212,15 @@ def test_a_deep_link_opened_first_on_a_fresh_server(fresh_server, browser, info)
         context.close()
 
 
-@pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
-def test_the_equations_render_without_errors(server, browser_page, info):
-    """KaTeX marks what it cannot parse with .katex-error, and draws an unknown command (two
-    string pieces joined without a space, say) in its error colour."""
-    page = browser_page
-    page.goto(f"{server}/{info.url_path}")
-    settle(page, timeout_ms=120_000)
-    page.get_by_text("The equations", exact=True).click()
-    page.wait_for_selector('[data-testid="stExpanderDetails"] .katex', timeout=60_000)
-    settle(page)
-    assert page.locator(".katex").count() >= 1
-    assert page.locator(".katex-error").count() == 0
-    unknown = page.locator('.katex mstyle[mathcolor="#cc0000"]').all_text_contents()
-    assert not unknown, f"KaTeX could not read: {unknown}"
-
-
 def test_no_request_leaves_the_machine(server, browser):
     """Every page, its icon and its fonts come from the app itself: it works in a classroom
-    without internet."""
+    without internet. The algorithm pages are checked by every test that opens them (their
+    contexts abort and record foreign requests); here the pages beside home, and the icon."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
-    foreign: list[str] = []
-
-    def local_only(route):
-        url = urlparse(route.request.url)
-        if url.scheme in {"http", "https", "ws", "wss"} and url.hostname not in LOCAL:
-            foreign.append(route.request.url)
-            return route.abort()
-        return route.continue_()
-
-    context.route("**/*", local_only)
+    foreign = local_only(context)
     try:
         page = context.new_page()
-        for info in [catalog.HOME, catalog.DRILL, catalog.LESSONS, *WRITTEN]:
+        for info in [catalog.HOME, catalog.DRILL, catalog.LESSONS]:
             page.goto(f"{server}/{'' if info.slug == 'home' else info.url_path}")
             settle(page, timeout_ms=120_000)
             icon = page.locator('link[rel~="icon"]').first.get_attribute("href")
@@ -240,11 +230,24 @@ def test_no_request_leaves_the_machine(server, browser):
         context.close()
 
 
+def test_the_guard_against_foreign_requests_catches_one(server, browser):
+    context = browser.new_context()
+    foreign = local_only(context)
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/_stcore/health")
+        page.evaluate("() => fetch('http://example.com/font.woff2').catch(() => null)")
+        assert foreign == ["http://example.com/font.woff2"]
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
 def test_controls_and_share_box_in_view_at_1280x720(server, browser, info):
     """A projector's 1280×720: the first control and the share box show without scrolling,
     and the title sits right under the navigation bar."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
+    foreign = local_only(context)
     try:
         page = context.new_page()
         page.goto(f"{server}/{info.url_path}")
@@ -257,6 +260,7 @@ def test_controls_and_share_box_in_view_at_1280x720(server, browser, info):
         share = page.get_by_role("button", name="Share this view").bounding_box()
         assert share is not None and share["y"] + share["height"] <= 720
         assert share["x"] + share["width"] <= 1280
+        assert not foreign, foreign
     finally:
         context.close()
 

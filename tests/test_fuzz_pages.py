@@ -22,8 +22,8 @@ from tests.fuzz import JUNK, cheap, check_run, strategy
 
 pytestmark = pytest.mark.slow
 WRITTEN = [p for p in catalog.PAGES if p.exists]
-WIDGET_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_WIDGETS", "80"))
-LINK_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_LINKS", "30"))
+WIDGET_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_WIDGETS", "40"))
+LINK_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_LINKS", "15"))
 
 
 def fuzz_settings(examples: int) -> settings:
