@@ -74,32 +74,32 @@ def test_head_cuts_runs_and_episodes(walk19):
 
 # --------------------------------------------------------------------------- the steps by hand
 def test_n_step_td_step_by_hand():
-    v = np.array([[0.0, 0.2, 0.6, 0.0], [0.0, 0.5, -0.5, 0.0]])
+    v = np.array([[0.0, 0.2, 0.6, 0.0], [0.0, 0.5, -0.5, 0.0]]).T.copy()  # a column per lane
     g = prediction.n_step_td_step(v, np.array([1, 2]), np.array([0.0, 1.0]), np.array([2, 3]),
                                   0.81, np.array([0.5, 1.0]))
     np.testing.assert_allclose(g, [0.81 * 0.6, 1.0])  # the second ends on the terminal
-    np.testing.assert_allclose(v, [[0, 0.2 + 0.5 * (0.486 - 0.2), 0.6, 0], [0, 0.5, 1.0, 0]])
+    np.testing.assert_allclose(v.T, [[0, 0.2 + 0.5 * (0.486 - 0.2), 0.6, 0], [0, 0.5, 1.0, 0]])
 
 
 def test_td_lambda_step_by_hand():
-    v = np.array([[0.0, 1.0, 2.0, 0.0]])
-    z = np.array([[0.0, 0.5, 0.0, 0.0]])
+    v = np.array([[0.0], [1.0], [2.0], [0.0]])  # one lane: a column
+    z = np.array([[0.0], [0.5], [0.0], [0.0]])
     delta = prediction.td_lambda_step(v, z, np.array([2]), np.array([1.0]), np.array([3]),
                                       gamma=0.9, lam=np.array([0.5]), alpha=np.array([0.1]))
     np.testing.assert_allclose(delta, [1.0 - 2.0])  # the next state is terminal
-    np.testing.assert_allclose(z, [[0, 0.225, 1.0, 0]])
-    np.testing.assert_allclose(v, [[0, 1.0 - 0.1 * 0.225, 2.0 - 0.1, 0]])
+    np.testing.assert_allclose(z[:, 0], [0, 0.225, 1.0, 0])
+    np.testing.assert_allclose(v[:, 0], [0, 1.0 - 0.1 * 0.225, 2.0 - 0.1, 0])
     held = np.zeros_like(v)
     prediction.td_lambda_step(v, z, np.array([1]), np.array([0.0]), np.array([2]), gamma=1.0,
                               lam=np.array([1.0]), alpha=np.array([1.0]), out=held)
-    np.testing.assert_allclose(v, [[0, 0.9775, 1.9, 0]])  # offline: v untouched
+    np.testing.assert_allclose(v[:, 0], [0, 0.9775, 1.9, 0])  # offline: v untouched
     delta = 1.9 - 0.9775
-    np.testing.assert_allclose(held, [[0, 1.225 * delta, 1.0 * delta, 0]])
+    np.testing.assert_allclose(held[:, 0], [0, 1.225 * delta, 1.0 * delta, 0])
 
 
 def test_true_online_step_by_hand():
-    v = np.array([[0.0, 1.0, 2.0, 0.0]])
-    z = np.array([[0.0, 0.5, 0.25, 0.0]])
+    v = np.array([[0.0], [1.0], [2.0], [0.0]])  # one lane: a column
+    z = np.array([[0.0], [0.5], [0.25], [0.0]])
     v_old = np.array([0.5])
     prediction.true_online_td_lambda_step(v, z, v_old, np.array([1]), np.array([1.0]),
                                           np.array([2]), gamma=0.9, lam=np.array([0.5]),
@@ -108,8 +108,8 @@ def test_true_online_step_by_hand():
     z_new = np.array([0, 0.45 * 0.5 + 1 - 0.2 * 0.45 * 0.5, 0.45 * 0.25, 0])
     want = np.array([0, 1.0, 2.0, 0]) + 0.2 * (delta + 1.0 - 0.5) * z_new
     want[1] -= 0.2 * (1.0 - 0.5)
-    np.testing.assert_allclose(z, [z_new])
-    np.testing.assert_allclose(v, [want])
+    np.testing.assert_allclose(z[:, 0], z_new)
+    np.testing.assert_allclose(v[:, 0], want)
     assert v_old[0] == 2.0
 
 

@@ -6,6 +6,7 @@ The engines gather the rows, call the readable step and book the episodes; a lan
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Sequence
@@ -53,8 +54,11 @@ __all__ = [
 class _Lanes:
     """Runs side by side in lock step, longest first: the runs still going are a prefix.
 
-    Each run has ``M`` lanes (its settings); arrays of lanes are ``[R, M, ...]`` in position
-    order, and the rows of the first ``p`` positions are ``[:p].reshape(p * M, ...)``.
+    Each run has ``M`` lanes (its settings). The engines keep one column per lane, ``[S, L]``,
+    lane ``position * M + j``; the runs still going at step ``k`` are the first ``active[k]``
+    positions, so their lanes are the first ``active[k] * M`` columns, and an engine narrows its
+    arrays to those columns as runs end (``narrow``): a run that has ended is never read again,
+    its values being in the snapshots.
     """
 
     def __init__(self, runs: Runs, per_run: int):
@@ -76,21 +80,32 @@ class _Lanes:
         self.first = _by_step(first)  # positions starting an episode at step k
         self.last = _by_step(runs.dones[self.order].T)  # positions ending one at step k
 
+    def start(self, walk: Walk) -> np.ndarray:
+        """``[S, R * M]`` every lane's initial values, terminal rows 0."""
+        return np.ascontiguousarray(_start_values(walk, (len(self.order) * self.m,)).T)
+
     def snapshots(self, v: np.ndarray) -> np.ndarray:
         """``[R, M, E+1, S]`` room for the values after each episode, the start ``v`` filled."""
-        out = np.empty((len(self.order), self.m, self.runs.n_episodes + 1, v.shape[-1]))
-        out[:, :, 0] = v
+        out = np.empty((len(self.order), self.m, self.runs.n_episodes + 1, v.shape[0]))
+        out[:, :, 0] = v.T.reshape(len(self.order), self.m, -1)
         return out
 
-    def arrange(self, v: np.ndarray) -> np.ndarray:
-        """``[R, P, A, S]`` per run to ``[R, M, S]`` per position (a new array)."""
-        return np.ascontiguousarray(v[self.order].reshape(len(self.order), self.m, -1))
+    def columns(self, positions: np.ndarray) -> np.ndarray:
+        """The lanes (columns) of some positions."""
+        return (positions[:, None] * self.m + np.arange(self.m)).ravel()
+
+    def narrow(self, k: int, *arrays: np.ndarray) -> list[np.ndarray]:
+        """The arrays cut to the lanes of the runs going at step ``k`` (the same if all are)."""
+        width = int(self.active[k]) * self.m
+        return [x if x.shape[-1] == width else np.ascontiguousarray(x[..., :width])
+                for x in arrays]
 
     def record(self, snaps: np.ndarray, v: np.ndarray, k: int) -> np.ndarray:
         """Store the values of the runs whose episode ended at step ``k``; their positions."""
         pos = self.last.at(k)
         if pos.size:
-            snaps[pos, :, self.episode[k, pos] + 1] = v[pos]
+            lanes = v.reshape(v.shape[0], -1, self.m)[:, pos]  # [S, P', M]
+            snaps[pos, :, self.episode[k, pos] + 1] = lanes.transpose(1, 2, 0)
         return pos
 
     def in_run_order(self, per_position: np.ndarray) -> np.ndarray:
@@ -102,7 +117,7 @@ class _ByStep(NamedTuple):
     """Flagged positions grouped by stream step: ``at(k)`` lists those of step ``k``."""
 
     positions: np.ndarray  # [F] flagged positions, sorted by step
-    offsets: np.ndarray  # [K+1] where each step's positions start
+    offsets: list[int]  # [K+1] where each step's positions start
 
     def at(self, k: int) -> np.ndarray:
         """The positions flagged at step ``k``."""
@@ -114,7 +129,7 @@ def _by_step(flags: np.ndarray) -> _ByStep:
     k, pos = np.nonzero(flags)
     offsets = np.zeros(flags.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(k, minlength=flags.shape[0]), out=offsets[1:])
-    return _ByStep(pos, offsets)
+    return _ByStep(pos, offsets.tolist())
 
 
 def _start_values(walk: Walk, shape: tuple[int, ...]) -> np.ndarray:
@@ -135,6 +150,22 @@ def _freeze(alpha: np.ndarray, diverged: np.ndarray, bad: np.ndarray,
     alpha[fresh] = 0.0
     ep = np.broadcast_to(episode.reshape((-1,) + (1,) * (bad.ndim - 1)) + 1, bad.shape)
     diverged[fresh] = ep[fresh]
+
+
+def _check(delta: np.ndarray, alpha: np.ndarray, diverged: np.ndarray,
+           episode: np.ndarray) -> None:
+    """Freeze the lanes whose TD error ``delta`` ``[na * M]`` passed ``DIVERGED`` just now.
+
+    ``alpha`` ``[R * M]`` and ``diverged`` ``[R, M]`` are by position and lane; a lane already
+    frozen has α = 0 (its error stays large, but it is not new).
+    """
+    if np.abs(delta).max() <= DIVERGED:
+        return
+    fresh = (np.abs(delta) > DIVERGED) & (alpha[: delta.size] != 0.0)
+    if fresh.any():
+        bad = np.zeros(alpha.size, dtype=bool)
+        bad[: delta.size] = fresh
+        _freeze(alpha.reshape(diverged.shape), diverged, bad.reshape(diverged.shape), episode)
 
 
 # --------------------------------------------------------------------------- results
@@ -195,6 +226,16 @@ class SweepSummary:
         """The RMS error there."""
         p, a = self.best
         return float(self.curve[p, a])
+
+    def only(self, p: int) -> SweepSummary:
+        """The ``p``-th n or λ alone: what sweeping it by itself gives (lanes are independent)."""
+        one = slice(p, p + 1)
+        return dataclasses.replace(
+            self, params=self.params[one], curve=self.curve[one],
+            curve_half=self.curve_half[one], by_episode=self.by_episode[one],
+            by_episode_half=self.by_episode_half[one], values=self.values[one],
+            values_half=self.values_half[one], first_run=self.first_run[one],
+            diverged=self.diverged[one])
 
 
 @dataclass(frozen=True)
@@ -301,15 +342,14 @@ def n_step_td(runs: Runs, *, ns: Sequence[int], alphas: Sequence[float],
         boot[step, pos, i] = runs.next_states[run, last]
     discount = np.tile(np.repeat(gamma ** ns_.astype(np.float64), a), n_runs)
     alpha = np.tile(alphas_, n_runs * p)
-    v = lanes.arrange(_start_values(runs.walk, (n_runs, p, a)))
+    v = lanes.start(runs.walk)
     snaps = lanes.snapshots(v)
-    m, n_cols = p * a, v.shape[-1]
+    m = p * a
     for k in range(n_steps):
         na = lanes.active[k]
-        rows = v[:na].reshape(na * m, n_cols)
-        n_step_td_step(rows, lanes.states[k, :na].repeat(m),
-                       reward_sums[k, :na].repeat(a), boot[k, :na].repeat(a),
-                       discount[: na * m], alpha[: na * m])
+        (v,) = lanes.narrow(k, v)
+        n_step_td_step(v, lanes.states[k, :na].repeat(m), reward_sums[k, :na].repeat(a),
+                       boot[k, :na].repeat(a), discount[: na * m], alpha[: na * m])
         lanes.record(snaps, v, k)
     return _sweep("n_step", lanes, snaps, np.zeros((n_runs, m), dtype=np.int64), ns_, alphas_,
                   gamma)
@@ -352,36 +392,39 @@ def td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence[float],
     m = p * a
     lanes = _Lanes(runs, m)
     n_runs = len(lanes.order)
-    v = lanes.arrange(_start_values(runs.walk, (n_runs, p, a)))
+    v = lanes.start(runs.walk)
     z = np.zeros_like(v)
     dv = np.zeros_like(v) if offline else None
-    n_cols = v.shape[-1]
     snaps = lanes.snapshots(v)
     lam = np.tile(np.repeat(lams_, a), n_runs)
     alpha = np.tile(alphas_, n_runs * p)
     diverged = np.zeros((n_runs, m), dtype=np.int64)
-    alpha_of = alpha.reshape(n_runs, m)  # the same array, by position and lane
     for k in range(lanes.states.shape[0]):
         na = lanes.active[k]
-        z[lanes.first.at(k)] = 0.0
-        rows, width = slice(0, na * m), (na * m, n_cols)
+        if dv is None:
+            v, z = lanes.narrow(k, v, z)
+        else:
+            v, z, dv = lanes.narrow(k, v, z, dv)
+        starting = lanes.first.at(k)
+        if starting.size:
+            z[:, lanes.columns(starting)] = 0.0
+        rows = slice(0, na * m)
         delta = td_lambda_step(
-            v[:na].reshape(width), z[:na].reshape(width), lanes.states[k, :na].repeat(m),
-            lanes.rewards[k, :na].repeat(m), lanes.next_states[k, :na].repeat(m),
-            gamma=gamma, lam=lam[rows], alpha=alpha[rows],
-            out=None if dv is None else dv[:na].reshape(width))
-        ended = lanes.last.at(k)
-        bad = None
-        if dv is None and (np.abs(delta) > DIVERGED).any():
-            bad = np.zeros((n_runs, m), dtype=bool)
-            bad[:na] = (np.abs(delta) > DIVERGED).reshape(na, m)
-        elif dv is not None and ended.size:
-            v[ended] += dv[ended]  # the episode's summed updates, at its end
-            dv[ended] = 0.0
-            bad = np.zeros((n_runs, m), dtype=bool)
-            bad[ended] = np.abs(v[ended]).max(axis=-1) > DIVERGED
-        if bad is not None:
-            _freeze(alpha_of, diverged, bad, lanes.episode[k])
+            v, z, lanes.states[k, :na].repeat(m), lanes.rewards[k, :na].repeat(m),
+            lanes.next_states[k, :na].repeat(m), gamma=gamma, lam=lam[rows], alpha=alpha[rows],
+            out=dv)
+        if dv is None:
+            _check(delta, alpha, diverged, lanes.episode[k])
+        else:
+            ended = lanes.last.at(k)
+            if ended.size:
+                cols = lanes.columns(ended)
+                v[:, cols] += dv[:, cols]  # the episode's summed updates, at its end
+                dv[:, cols] = 0.0
+                bad = np.zeros(n_runs * m, dtype=bool)
+                bad[cols] = np.abs(v[:, cols]).max(axis=0) > DIVERGED
+                _freeze(alpha.reshape(n_runs, m), diverged, bad.reshape(n_runs, m),
+                        lanes.episode[k])
         lanes.record(snaps, v, k)
     return _sweep("offline_td_lambda" if offline else "td_lambda", lanes, snaps, diverged,
                   lams_, alphas_, gamma)
@@ -409,30 +452,26 @@ def true_online_td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence
     m = p * a
     lanes = _Lanes(runs, m)
     n_runs = len(lanes.order)
-    v = lanes.arrange(_start_values(runs.walk, (n_runs, p, a)))
+    v = lanes.start(runs.walk)
     z = np.zeros_like(v)
-    v_old = np.zeros((n_runs, m))
-    n_cols = v.shape[-1]
+    v_old = np.zeros(v.shape[1])
     snaps = lanes.snapshots(v)
     lam = np.tile(np.repeat(lams_, a), n_runs)
     alpha = np.tile(alphas_, n_runs * p)
-    alpha_of = alpha.reshape(n_runs, m)
     diverged = np.zeros((n_runs, m), dtype=np.int64)
     for k in range(lanes.states.shape[0]):
         na = lanes.active[k]
+        v, z, v_old = lanes.narrow(k, v, z, v_old)
         starting = lanes.first.at(k)
-        z[starting] = 0.0
-        v_old[starting] = 0.0
-        rows, width = slice(0, na * m), (na * m, n_cols)
+        if starting.size:
+            cols = lanes.columns(starting)
+            z[:, cols] = 0.0
+            v_old[cols] = 0.0
+        rows = slice(0, na * m)
         delta = true_online_td_lambda_step(
-            v[:na].reshape(width), z[:na].reshape(width), v_old[:na].reshape(-1),
-            lanes.states[k, :na].repeat(m), lanes.rewards[k, :na].repeat(m),
-            lanes.next_states[k, :na].repeat(m), gamma=gamma, lam=lam[rows],
-            alpha=alpha[rows])
-        if (np.abs(delta) > DIVERGED).any():
-            bad = np.zeros((n_runs, m), dtype=bool)
-            bad[:na] = (np.abs(delta) > DIVERGED).reshape(na, m)
-            _freeze(alpha_of, diverged, bad, lanes.episode[k])
+            v, z, v_old, lanes.states[k, :na].repeat(m), lanes.rewards[k, :na].repeat(m),
+            lanes.next_states[k, :na].repeat(m), gamma=gamma, lam=lam[rows], alpha=alpha[rows])
+        _check(delta, alpha, diverged, lanes.episode[k])
         lanes.record(snaps, v, k)
     return _sweep("true_online", lanes, snaps, diverged, lams_, alphas_, gamma)
 

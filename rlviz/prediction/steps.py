@@ -1,7 +1,7 @@
 """The readable steps: n-step TD, TD(λ), true online TD(λ) and the offline λ-return update.
 
-Each is written once, on arrays with one row per lane, so one call serves one lane or ten
-thousand.
+Each is written once, on arrays with one column per lane (``v[s, lane]``), so one call serves one
+lane or ten thousand.
 """
 
 from __future__ import annotations
@@ -22,21 +22,21 @@ __all__ = [
 
 # --------------------------------------------------------------------------- the steps
 def _cells(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A block of rows ``[L, S]`` as one flat array, and where each row starts in it.
+    """A block of lanes ``[S, L]`` as one flat array, and each lane's place in a row.
 
-    ``flat[at + s]`` is ``v[lane, s]`` for every lane at once: one index array instead of two,
-    several times faster for the tens of thousands of lanes of a sweep.
+    ``flat[s * L + lane]`` is ``v[s, lane]`` for every lane at once: one index array instead of
+    two, several times faster for the tens of thousands of lanes of a sweep.
     """
     if not v.flags.c_contiguous:  # a reshaped copy would take the updates and drop them
-        raise ValueError("the rows must be one contiguous block")
-    return v.reshape(-1), _row_starts(v.shape[0], v.shape[1])
+        raise ValueError("the lanes must be one contiguous block")
+    return v.reshape(-1), _lane_index(v.shape[-1])
 
 
 @functools.lru_cache(maxsize=64)
-def _row_starts(rows: int, cols: int) -> np.ndarray:
-    at = np.arange(0, rows * cols, cols)
-    at.setflags(write=False)
-    return at
+def _lane_index(lanes: int) -> np.ndarray:
+    lane = np.arange(lanes)
+    lane.setflags(write=False)
+    return lane
 
 
 def n_step_td_step(v, s_tau, reward_sum, s_boot, discount, alpha):
@@ -51,7 +51,7 @@ def n_step_td_step(v, s_tau, reward_sum, s_boot, discount, alpha):
     ``R_T`` and the bootstrap is the terminal state, worth 0.
 
     Args:
-        v: ``[L, S]`` values, one row per lane, terminal columns 0 (updated in place).
+        v: ``[S, L]`` values, one column per lane, terminal rows 0 (updated in place).
         s_tau: ``[L]`` the state ``S_τ`` being updated.
         reward_sum: ``[L]`` the discounted rewards ``R_{τ+1} … R_{min(τ+n, T)}``.
         s_boot: ``[L]`` ``S_{τ+n}``, or the terminal state when the episode ends first.
@@ -61,9 +61,10 @@ def n_step_td_step(v, s_tau, reward_sum, s_boot, discount, alpha):
     Returns:
         ``[L]`` the targets ``G_{τ:τ+n}``.
     """
-    flat, at = _cells(v)
-    g = reward_sum + discount * flat[at + s_boot]
-    cell = at + s_tau
+    flat, lane = _cells(v)  # flat[s * L + lane] is v[s, lane]
+    n = lane.size
+    g = reward_sum + discount * flat[s_boot * n + lane]
+    cell = s_tau * n + lane
     old = flat[cell]
     flat[cell] = old + alpha * (g - old)
     return g
@@ -82,26 +83,28 @@ def td_lambda_step(v, z, s, r, s_next, *, gamma, lam, alpha, out=None):
     (so every TD error of the episode is measured with the values of its start).
 
     Args:
-        v: ``[L, S]`` values, terminal columns 0 (updated in place unless ``out`` is given).
-        z: ``[L, S]`` eligibility traces, 0 at an episode's start (updated in place).
+        v: ``[S, L]`` values, one column per lane, terminal rows 0 (updated in place unless
+            ``out`` is given).
+        z: ``[S, L]`` eligibility traces, 0 at an episode's start (updated in place).
         s: ``[L]`` ``S_t``.
         r: ``[L]`` ``R_{t+1}``.
         s_next: ``[L]`` ``S_{t+1}`` (a terminal state at the episode's end).
         gamma: Discount ``γ``.
         lam: ``[L]`` trace decay ``λ`` of each lane.
         alpha: ``[L]`` step size of each lane.
-        out: ``[L, S]`` where the increment ``αδz`` is added, or None for ``v``.
+        out: ``[S, L]`` where the increment ``αδz`` is added, or None for ``v``.
 
     Returns:
         ``[L]`` the TD errors ``δ``.
     """
-    flat, at = _cells(v)
-    cell = at + s
-    z *= (gamma * lam)[:, None]
+    flat, lane = _cells(v)  # flat[s * L + lane] is v[s, lane]
+    n = lane.size
+    cell = s * n + lane
+    z *= gamma * lam
     _cells(z)[0][cell] += 1.0
-    delta = r + gamma * flat[at + s_next] - flat[cell]
+    delta = r + gamma * flat[s_next * n + lane] - flat[cell]
     target = v if out is None else out
-    target += (alpha * delta)[:, None] * z
+    target += (alpha * delta) * z
     return delta
 
 
@@ -118,8 +121,8 @@ def true_online_td_lambda_step(v, z, v_old, s, r, s_next, *, gamma, lam, alpha):
     before the update (van Seijen, Mahmood, Pilarski, Machado & Sutton 2016, JMLR 17:145).
 
     Args:
-        v: ``[L, S]`` values ``w`` (updated in place).
-        z: ``[L, S]`` dutch traces, 0 at an episode's start (updated in place).
+        v: ``[S, L]`` values ``w``, one column per lane (updated in place).
+        z: ``[S, L]`` dutch traces, 0 at an episode's start (updated in place).
         v_old: ``[L]`` ``V_old``, 0 at an episode's start (updated in place to ``V'``).
         s: ``[L]`` ``S_t``.
         r: ``[L]`` ``R_{t+1}``.
@@ -131,16 +134,17 @@ def true_online_td_lambda_step(v, z, v_old, s, r, s_next, *, gamma, lam, alpha):
     Returns:
         ``[L]`` the TD errors ``δ``.
     """
-    flat, at = _cells(v)
+    flat, lane = _cells(v)  # flat[s * L + lane] is v[s, lane]
     z_flat = _cells(z)[0]
-    cell = at + s
-    v_s, v_next = flat[cell], flat[at + s_next]
+    n = lane.size
+    cell = s * n + lane
+    v_s, v_next = flat[cell], flat[s_next * n + lane]
     delta = r + gamma * v_next - v_s
     decay = gamma * lam
     z_s = z_flat[cell]  # zᵀx before the update
-    z *= decay[:, None]
+    z *= decay
     z_flat[cell] += 1.0 - alpha * decay * z_s
-    v += (alpha * (delta + v_s - v_old))[:, None] * z
+    v += (alpha * (delta + v_s - v_old)) * z
     flat[cell] -= alpha * (v_s - v_old)
     v_old[:] = v_next
     return delta
