@@ -196,6 +196,20 @@ def test_a_grid_is_its_lanes_one_by_one(walk19):
             np.testing.assert_array_equal(grid.values[i, j], one.values[0, 0])
 
 
+@pytest.mark.parametrize("method", ["n_step", "td_lambda", "true_online"])
+def test_one_setting_of_a_summary_is_that_setting_swept_alone(walk19, method):
+    params = [1, 4, 16] if method == "n_step" else [0.4, 0.9, 1.0]
+    grid = prediction.run_sweep(method, walk19, params=params, alphas=[0.1, 1.0]).summary()
+    for p, param in enumerate(params):
+        alone = prediction.run_sweep(method, walk19, params=[param], alphas=[0.1, 1.0]).summary()
+        got = grid.only(p)
+        for name in ("params", "curve", "curve_half", "by_episode", "values", "values_half",
+                     "first_run", "diverged"):
+            np.testing.assert_allclose(getattr(got, name), getattr(alone, name), rtol=1e-14,
+                                       atol=1e-15, err_msg=name)
+        assert (got.runs, got.episodes, got.method) == (alone.runs, alone.episodes, alone.method)
+
+
 def test_whiteboard_equals_the_library(walk19):
     cases = [(prediction.n_step_td, {"ns": [3]}, wb.n_step_td, 3),
              (prediction.td_lambda, {"lams": [0.7]}, wb.td_lambda, 0.7),
@@ -353,6 +367,27 @@ def test_figure_7_2_best_n_is_four_near_alpha_0_4():
     assert s.params[p] == 4 and s.alphas[a] == pytest.approx(0.4)
     assert 0.24 < s.best_error < 0.3
     assert (s.curve[:, -1] > s.best_error).all()  # every n is worse at α = 1
+
+
+@pytest.mark.slow
+def test_figure_12_3_check_needs_only_n_step_at_alpha_one():
+    runs = prediction.sample_runs(19, runs=100, episodes=10, seed=0)
+    s = prediction.offline_lambda_return(runs, lams=prediction.LAMBDAS,
+                                         alphas=prediction.ALPHAS).summary()
+    full = prediction.n_step_td(runs, ns=prediction.NS, alphas=prediction.ALPHAS).summary()
+    at_one = prediction.n_step_td(runs, ns=prediction.NS, alphas=[1.0]).summary()
+    np.testing.assert_allclose(at_one.curve[:, -1], full.curve[:, -1], rtol=1e-14)
+    ident = prediction.identities(runs, lam=0.8, alpha=0.4)
+    ex = prediction.td_vs_mc(runs=10, seed=0)
+
+    def check(n_step):
+        rows = prediction.known_answers(example=ex, sweep=s, ident=ident, n_step=n_step,
+                                        compare=None, whiteboard=None)
+        return [r for r in rows if r.label.startswith("Figure 12.3: at α = 1")]
+
+    (row,) = check(at_one)
+    assert row.passed and row == check(full)[0]
+    assert check(None) == []
 
 
 @pytest.mark.slow
