@@ -85,9 +85,11 @@ class _Lanes:
         return np.ascontiguousarray(_start_values(walk, (len(self.order) * self.m,)).T)
 
     def snapshots(self, v: np.ndarray) -> np.ndarray:
-        """``[R, M, E+1, S]`` room for the values after each episode, the start ``v`` filled."""
-        out = np.empty((len(self.order), self.m, self.runs.n_episodes + 1, v.shape[0]))
-        out[:, :, 0] = v.T.reshape(len(self.order), self.m, -1)
+        """``[M, R, E+1, S]`` room for every lane's values after each episode, runs in their own
+        order; the start ``v`` filled."""
+        n_runs = len(self.order)
+        out = np.empty((self.m, n_runs, self.runs.n_episodes + 1, v.shape[0]))
+        out[:, self.order, 0] = v.reshape(v.shape[0], n_runs, self.m).transpose(2, 1, 0)
         return out
 
     def columns(self, positions: np.ndarray) -> np.ndarray:
@@ -105,7 +107,7 @@ class _Lanes:
         pos = self.last.at(k)
         if pos.size:
             lanes = v.reshape(v.shape[0], -1, self.m)[:, pos]  # [S, P', M]
-            snaps[pos, :, self.episode[k, pos] + 1] = lanes.transpose(1, 2, 0)
+            snaps[:, self.order[pos], self.episode[k, pos] + 1] = lanes.transpose(2, 1, 0)
         return pos
 
     def in_run_order(self, per_position: np.ndarray) -> np.ndarray:
@@ -179,8 +181,13 @@ def _t975(dof: int) -> float:
 def _mean_band(x: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
     """Mean and 95% t-interval half-width along ``axis``; inf (and 0) where any entry is inf."""
     n = x.shape[axis]
-    finite = np.isfinite(x).all(axis=axis)
-    safe = np.where(np.isfinite(x), x, 0.0)
+    each = np.isfinite(x)
+    if each.all():
+        mean = x.mean(axis=axis)
+        spread = x.std(axis=axis, ddof=1) if n > 1 else np.zeros_like(mean)
+        return mean, _t975(max(n - 1, 1)) * spread / math.sqrt(n)
+    finite = each.all(axis=axis)
+    safe = np.where(each, x, 0.0)
     mean = np.where(finite, safe.mean(axis=axis), np.inf)
     half = np.zeros_like(mean)
     if n > 1:
@@ -260,14 +267,16 @@ class Sweep:
         """Means over runs with 95% bands (t-intervals), as drawn."""
         curve, curve_half = _mean_band(self.average_error, axis=2)
         by_ep, by_ep_half = _mean_band(self.errors, axis=2)
-        ok = np.isfinite(self.values).all(axis=2)
-        safe = np.where(np.isfinite(self.values), self.values, 0.0)
-        values, values_half = _mean_band(safe, axis=2)
-        nan = np.full_like(values, np.nan)
+        if self.diverged_in.any():  # NaN once a run diverged: the mean of the others is not shown
+            ok = np.isfinite(self.values).all(axis=2)
+            values, values_half = _mean_band(np.where(ok[:, :, None], self.values, 0.0), axis=2)
+            values, values_half = np.where(ok, values, np.nan), np.where(ok, values_half, np.nan)
+        else:
+            values, values_half = _mean_band(self.values, axis=2)
         return SweepSummary(
             method=self.method, params=self.params, alphas=self.alphas, curve=curve,
             curve_half=curve_half, by_episode=by_ep, by_episode_half=by_ep_half,
-            values=np.where(ok, values, nan), values_half=np.where(ok, values_half, nan),
+            values=values, values_half=values_half,
             first_run=self.values[:, :, 0], diverged=(self.diverged_in > 0).sum(axis=2),
             true_values=self.true_values, runs=int(self.values.shape[2]),
             episodes=int(self.values.shape[3] - 1),
@@ -276,13 +285,11 @@ class Sweep:
 
 def _sweep(method: str, lanes: _Lanes, snaps: np.ndarray, diverged: np.ndarray,
            params: np.ndarray, alphas: np.ndarray, gamma: float) -> Sweep:
-    """Package an engine's snapshots ``[R, M, E+1, S]`` (positions) as a ``Sweep``."""
+    """Package an engine's snapshots ``[M, R, E+1, S]`` as a ``Sweep``."""
     runs = lanes.runs
     p, a = params.size, alphas.size
-    n_runs, n_eps = runs.n_runs, runs.n_episodes
-    v = lanes.in_run_order(snaps).reshape(n_runs, p, a, n_eps + 1, -1)[..., 1:-1]
-    v = np.moveaxis(v, 0, 2)  # [P, A, R, E+1, n]
-    div = np.moveaxis(lanes.in_run_order(diverged).reshape(n_runs, p, a), 0, 2)
+    v = snaps.reshape(p, a, *snaps.shape[1:])[..., 1:-1]  # [P, A, R, E+1, n]
+    div = np.moveaxis(lanes.in_run_order(diverged).reshape(runs.n_runs, p, a), 0, 2)
     return _finish(method, runs.walk, params, alphas, gamma, v, div)
 
 
@@ -290,7 +297,8 @@ def _finish(method: str, walk: Walk, params: np.ndarray, alphas: np.ndarray, gam
             v: np.ndarray, div: np.ndarray) -> Sweep:
     """A ``Sweep`` from the estimates ``[P, A, R, E+1, n]``: errors, and NaN after divergence."""
     truth = true_values(walk, gamma)[1:-1]
-    errors = np.sqrt(np.square(v - truth).mean(axis=-1))
+    gap = v - truth
+    errors = np.sqrt(np.square(gap, out=gap).mean(axis=-1))
     values = v
     if div.any():
         n_eps = v.shape[3] - 1
