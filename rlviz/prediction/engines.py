@@ -85,8 +85,10 @@ class _Lanes:
         return np.ascontiguousarray(_start_values(walk, (len(self.order) * self.m,)).T)
 
     def snapshots(self, v: np.ndarray) -> np.ndarray:
-        """``[M, R, E+1, S]`` room for every lane's values after each episode, runs in their own
-        order; the start ``v`` filled."""
+        """``[M, R, E+1, S]`` room for every lane's values after each episode, the start filled.
+
+        Runs are in their own order here (not by position), lanes as in ``v``.
+        """
         n_runs = len(self.order)
         out = np.empty((self.m, n_runs, self.runs.n_episodes + 1, v.shape[0]))
         out[:, self.order, 0] = v.reshape(v.shape[0], n_runs, self.m).transpose(2, 1, 0)
