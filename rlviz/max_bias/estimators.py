@@ -165,6 +165,24 @@ class EstimatorStudy:
     max_of_normals: np.ndarray  # [len(actions)] E[max of m N(0, 1)]
 
 
+def _deciding_actions(z: np.ndarray) -> np.ndarray:
+    """``[trials, 3]`` action 0, and the largest of actions 1 … k−1 in half A and in both halves.
+
+    ``[trials, 1]``, action 0 alone, when there is one action.
+
+    Args:
+        z: ``[2, trials, k]`` each action's standardised half-means.
+    """
+    trials, k = z.shape[1:]
+    first = np.zeros((trials, 1), dtype=np.int64)
+    if k == 1:
+        return first
+    rest = z[:, :, 1:]
+    pick = 1 + rest[0].argmax(axis=1)
+    best = 1 + (rest[0] + rest[1]).argmax(axis=1)
+    return np.concatenate([first, pick[:, None], best[:, None]], axis=1)
+
+
 def _mean_half(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean over the first axis and its 95% half-width (normal quantile: many trials)."""
     n = x.shape[0]
@@ -222,11 +240,22 @@ def estimator_study(
     widest = max(actions)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(7,)))
     z = rng.standard_normal((2, trials, widest))  # the two halves' standardised means
+    # Three of a trial's k actions decide its two estimates: the best one (action 0) and, among
+    # the others (they share one true mean, so their order is that of their draws whatever n
+    # is), the one with the largest first-half mean (the double estimator's pick unless it is
+    # action 0) and the one with the largest mean of both halves (the single estimator's).
+    # max_estimators sees those three: the same estimates as from all k, at a cost that does
+    # not grow with k for each n.
+    deciding = {}
+    for k in set(actions) | {m}:
+        which = _deciding_actions(z[:, :, :k])  # [trials, 3] (or [trials, 1] for one action)
+        deciding[k] = (np.where(which == 0, 0.0, -gap), np.take_along_axis(z[0], which, axis=1),
+                       np.take_along_axis(z[1], which, axis=1))
 
     def bias(k: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-        means = np.where(np.arange(k) == 0, 0.0, -gap)
+        means, z_a, z_b = deciding[k]
         s = sigma / math.sqrt(n / 2)
-        single, double = max_estimators(means + s * z[0, :, :k], means + s * z[1, :, :k])
+        single, double = max_estimators(means + s * z_a, means + s * z_b)
         return single, double  # the largest true mean is 0: the estimates are the biases
 
     per_k = [bias(k, samples) for k in actions]
