@@ -156,20 +156,23 @@ def _freeze(alpha: np.ndarray, diverged: np.ndarray, bad: np.ndarray,
     diverged[fresh] = ep[fresh]
 
 
-def _check(delta: np.ndarray, alpha: np.ndarray, diverged: np.ndarray,
-           episode: np.ndarray) -> None:
-    """Freeze the lanes whose TD error ``delta`` ``[na * M]`` passed ``DIVERGED`` just now.
+def _check(delta: np.ndarray, alpha: np.ndarray, diverged: np.ndarray, episode: np.ndarray,
+           v: np.ndarray) -> None:
+    """Freeze the lanes whose TD error ``delta`` ``[na * M]`` passed ``DIVERGED``.
 
-    ``alpha`` ``[R * M]`` and ``diverged`` ``[R, M]`` are by position and lane; a lane already
-    frozen has α = 0 (its error stays large, but it is not new).
+    ``alpha`` ``[R * M]`` and ``diverged`` ``[R, M]`` are by position and lane, ``v`` the
+    engine's ``[S, na * M]`` values. A frozen lane's values are cleared as well: they are
+    reported as NaN from this episode on and never read, and cleared they give small TD errors,
+    so the lanes still going are all that is checked afterwards.
     """
-    if np.abs(delta).max() <= DIVERGED:
+    size = np.abs(delta)
+    if size.max() <= DIVERGED:
         return
-    fresh = (np.abs(delta) > DIVERGED) & (alpha[: delta.size] != 0.0)
-    if fresh.any():
-        bad = np.zeros(alpha.size, dtype=bool)
-        bad[: delta.size] = fresh
-        _freeze(alpha.reshape(diverged.shape), diverged, bad.reshape(diverged.shape), episode)
+    big = size > DIVERGED
+    bad = np.zeros(alpha.size, dtype=bool)
+    bad[: delta.size] = big
+    _freeze(alpha.reshape(diverged.shape), diverged, bad.reshape(diverged.shape), episode)
+    v[:, big] = 0.0
 
 
 # --------------------------------------------------------------------------- results
@@ -424,7 +427,7 @@ def td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence[float],
             lanes.next_states[k, :na].repeat(m), gamma=gamma, lam=lam[rows], alpha=alpha[rows],
             out=dv)
         if dv is None:
-            _check(delta, alpha, diverged, lanes.episode[k])
+            _check(delta, alpha, diverged, lanes.episode[k], v)
         else:
             ended = lanes.last.at(k)
             if ended.size:
@@ -481,7 +484,7 @@ def true_online_td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence
         delta = true_online_td_lambda_step(
             v, z, v_old, lanes.states[k, :na].repeat(m), lanes.rewards[k, :na].repeat(m),
             lanes.next_states[k, :na].repeat(m), gamma=gamma, lam=lam[rows], alpha=alpha[rows])
-        _check(delta, alpha, diverged, lanes.episode[k])
+        _check(delta, alpha, diverged, lanes.episode[k], v)
         lanes.record(snaps, v, k)
     return _sweep("true_online", lanes, snaps, diverged, lams_, alphas_, gamma)
 
