@@ -82,19 +82,23 @@ def test_n_step_td_step_by_hand():
 
 
 def test_td_lambda_step_by_hand():
-    v = np.array([[0.0], [1.0], [2.0], [0.0]])  # one lane: a column
+    # One lane (a column) at two step sizes, which share its trace.
+    v = np.array([[0.0, 1.0, 2.0, 0.0], [0.0, 1.0, 2.0, 0.0]])[:, :, None].copy()  # [A, S, 1]
     z = np.array([[0.0], [0.5], [0.0], [0.0]])
     delta = prediction.td_lambda_step(v, z, np.array([2]), np.array([1.0]), np.array([3]),
-                                      gamma=0.9, lam=np.array([0.5]), alpha=np.array([0.1]))
-    np.testing.assert_allclose(delta, [1.0 - 2.0])  # the next state is terminal
+                                      gamma=0.9, lam=np.array([0.5]),
+                                      alpha=np.array([[0.1], [0.2]]))
+    np.testing.assert_allclose(delta, [[1.0 - 2.0], [1.0 - 2.0]])  # the next state is terminal
     np.testing.assert_allclose(z[:, 0], [0, 0.225, 1.0, 0])
-    np.testing.assert_allclose(v[:, 0], [0, 1.0 - 0.1 * 0.225, 2.0 - 0.1, 0])
+    np.testing.assert_allclose(v[0, :, 0], [0, 1.0 - 0.1 * 0.225, 2.0 - 0.1, 0])
+    np.testing.assert_allclose(v[1, :, 0], [0, 1.0 - 0.2 * 0.225, 2.0 - 0.2, 0])
+    v, z = v[:1].copy(), z.copy()
     held = np.zeros_like(v)
     prediction.td_lambda_step(v, z, np.array([1]), np.array([0.0]), np.array([2]), gamma=1.0,
-                              lam=np.array([1.0]), alpha=np.array([1.0]), out=held)
-    np.testing.assert_allclose(v[:, 0], [0, 0.9775, 1.9, 0])  # offline: v untouched
+                              lam=np.array([1.0]), alpha=np.array([[1.0]]), out=held)
+    np.testing.assert_allclose(v[0, :, 0], [0, 0.9775, 1.9, 0])  # offline: v untouched
     delta = 1.9 - 0.9775
-    np.testing.assert_allclose(held[:, 0], [0, 1.225 * delta, 1.0 * delta, 0])
+    np.testing.assert_allclose(held[0, :, 0], [0, 1.225 * delta, 1.0 * delta, 0])
 
 
 def test_true_online_step_by_hand():

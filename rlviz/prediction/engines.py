@@ -54,11 +54,12 @@ __all__ = [
 class _Lanes:
     """Runs side by side in lock step, longest first: the runs still going are a prefix.
 
-    Each run has ``M`` lanes (its settings). The engines keep one column per lane, ``[S, L]``,
-    lane ``position * M + j``; the runs still going at step ``k`` are the first ``active[k]``
-    positions, so their lanes are the first ``active[k] * M`` columns, and an engine narrows its
-    arrays to those columns as runs end (``narrow``): a run that has ended is never read again,
-    its values being in the snapshots.
+    Each run has ``M`` lanes (its settings). The engines keep one column per lane, ``[..., S,
+    L]`` (leading axes, if any, are more settings that share the lane's other arrays: TD(λ)'s
+    step sizes), lane ``position * M + j``; the runs still going at step ``k`` are the first
+    ``active[k]`` positions, so their lanes are the first ``active[k] * M`` columns, and an
+    engine narrows its arrays to those columns as runs end (``narrow``): a run that has ended
+    is never read again, its values being in the snapshots.
     """
 
     def __init__(self, runs: Runs, per_run: int):
@@ -85,13 +86,14 @@ class _Lanes:
         return np.ascontiguousarray(_start_values(walk, (len(self.order) * self.m,)).T)
 
     def snapshots(self, v: np.ndarray) -> np.ndarray:
-        """``[M, R, E+1, S]`` room for every lane's values after each episode, the start filled.
+        """``[M, ..., R, E+1, S]`` room for the values after each episode, the start filled.
 
-        Runs are in their own order here (not by position), lanes as in ``v``.
+        Runs are in their own order here (not by position); the leading axes are ``v``'s.
         """
+        *lead, n_states, _ = v.shape
         n_runs = len(self.order)
-        out = np.empty((self.m, n_runs, self.runs.n_episodes + 1, v.shape[0]))
-        out[:, self.order, 0] = v.reshape(v.shape[0], n_runs, self.m).transpose(2, 1, 0)
+        out = np.empty((self.m, *lead, n_runs, self.runs.n_episodes + 1, n_states))
+        out[..., self.order, 0, :] = _by_lane(v.reshape(*lead, n_states, n_runs, self.m))
         return out
 
     def columns(self, positions: np.ndarray) -> np.ndarray:
@@ -108,13 +110,18 @@ class _Lanes:
         """Store the values of the runs whose episode ended at step ``k``; their positions."""
         pos = self.last.at(k)
         if pos.size:
-            lanes = v.reshape(v.shape[0], -1, self.m)[:, pos]  # [S, P', M]
-            snaps[:, self.order[pos], self.episode[k, pos] + 1] = lanes.transpose(2, 1, 0)
+            lanes = v.reshape(*v.shape[:-1], -1, self.m)[..., pos, :]  # [..., S, P', M]
+            snaps[..., self.order[pos], self.episode[k, pos] + 1, :] = _by_lane(lanes)
         return pos
 
     def in_run_order(self, per_position: np.ndarray) -> np.ndarray:
         """``[R, ...]`` an array over positions, back in the order of the runs."""
         return per_position[self.position]
+
+
+def _by_lane(x: np.ndarray) -> np.ndarray:
+    """``[..., S, P, M]`` values of ``P`` positions' lanes as ``[M, ..., P, S]``."""
+    return np.swapaxes(np.moveaxis(x, -1, 0), -1, -2)
 
 
 class _ByStep(NamedTuple):
@@ -143,36 +150,34 @@ def _start_values(walk: Walk, shape: tuple[int, ...]) -> np.ndarray:
     return v
 
 
-def _freeze(alpha: np.ndarray, diverged: np.ndarray, bad: np.ndarray,
-            episode: np.ndarray) -> None:
+def _freeze(alpha: np.ndarray, diverged: np.ndarray, bad: np.ndarray, episode) -> None:
     """Stop the lanes flagged ``bad`` (α = 0) and note the episode (1-based) they diverged in.
 
-    ``alpha``, ``diverged`` and ``bad`` are ``[R, ...]`` over runs (or positions) and lanes;
-    ``episode`` is ``[R]``, each run's current episode (0-based).
+    ``alpha``, ``diverged`` and ``bad`` have one shape; ``episode``, each lane's current episode
+    (0-based), broadcasts to it.
     """
     fresh = bad & (diverged == 0)
     alpha[fresh] = 0.0
-    ep = np.broadcast_to(episode.reshape((-1,) + (1,) * (bad.ndim - 1)) + 1, bad.shape)
-    diverged[fresh] = ep[fresh]
+    diverged[fresh] = np.broadcast_to(np.asarray(episode) + 1, bad.shape)[fresh]
 
 
-def _check(delta: np.ndarray, alpha: np.ndarray, diverged: np.ndarray, episode: np.ndarray,
-           v: np.ndarray) -> None:
-    """Freeze the lanes whose TD error ``delta`` ``[na * M]`` passed ``DIVERGED``.
+def _check(delta: np.ndarray, alpha: np.ndarray, diverged: np.ndarray, v: np.ndarray,
+           lanes: _Lanes, k: int) -> None:
+    """Freeze the lanes whose TD error ``delta`` ``[..., na * M]`` passed ``DIVERGED`` at step k.
 
-    ``alpha`` ``[R * M]`` and ``diverged`` ``[R, M]`` are by position and lane, ``v`` the
-    engine's ``[S, na * M]`` values. A frozen lane's values are cleared as well: they are
-    reported as NaN from this episode on and never read, and cleared they give small TD errors,
-    so the lanes still going are all that is checked afterwards.
+    ``alpha`` and ``diverged`` ``[..., R * M]`` are by lane, ``v`` the engine's ``[..., S,
+    na * M]`` values. A frozen lane's values are cleared as well: they are reported as NaN from
+    this episode on and never read, and cleared they give small TD errors, so the lanes still
+    going are all that is checked afterwards.
     """
     size = np.abs(delta)
     if size.max() <= DIVERGED:
         return
     big = size > DIVERGED
-    bad = np.zeros(alpha.size, dtype=bool)
-    bad[: delta.size] = big
-    _freeze(alpha.reshape(diverged.shape), diverged, bad.reshape(diverged.shape), episode)
-    v[:, big] = 0.0
+    n = big.shape[-1]
+    _freeze(alpha[..., :n], diverged[..., :n], big, lanes.episode[k, : n // lanes.m]
+            .repeat(lanes.m))
+    np.swapaxes(v, -1, -2)[big] = 0.0
 
 
 # --------------------------------------------------------------------------- results
@@ -290,11 +295,16 @@ class Sweep:
 
 def _sweep(method: str, lanes: _Lanes, snaps: np.ndarray, diverged: np.ndarray,
            params: np.ndarray, alphas: np.ndarray, gamma: float) -> Sweep:
-    """Package an engine's snapshots ``[M, R, E+1, S]`` as a ``Sweep``."""
+    """Package an engine's snapshots ``[M, ..., R, E+1, S]`` as a ``Sweep``.
+
+    ``M × ...`` is ``P × A``; ``diverged`` is ``[R * M]`` by lane, or ``[A, R * P]`` with TD(λ)'s
+    step sizes in front.
+    """
     runs = lanes.runs
     p, a = params.size, alphas.size
-    v = snaps.reshape(p, a, *snaps.shape[1:])[..., 1:-1]  # [P, A, R, E+1, n]
-    div = np.moveaxis(lanes.in_run_order(diverged).reshape(runs.n_runs, p, a), 0, 2)
+    v = snaps.reshape(p, a, *snaps.shape[-3:])[..., 1:-1]  # [P, A, R, E+1, n]
+    by_run = diverged.reshape(*diverged.shape[:-1], -1, lanes.m)[..., lanes.position, :]
+    div = np.moveaxis(np.moveaxis(by_run, -2, -1), -2, 0).reshape(p, a, -1)  # [P, A, R]
     return _finish(method, runs.walk, params, alphas, gamma, v, div)
 
 
@@ -364,7 +374,7 @@ def n_step_td(runs: Runs, *, ns: Sequence[int], alphas: Sequence[float],
         n_step_td_step(v, lanes.states[k, :na].repeat(m), reward_sums[k, :na].repeat(a),
                        boot[k, :na].repeat(a), discount[: na * m], alpha[: na * m])
         lanes.record(snaps, v, k)
-    return _sweep("n_step", lanes, snaps, np.zeros((n_runs, m), dtype=np.int64), ns_, alphas_,
+    return _sweep("n_step", lanes, snaps, np.zeros(n_runs * m, dtype=np.int64), ns_, alphas_,
                   gamma)
 
 
@@ -402,16 +412,15 @@ def td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence[float],
     lams_, alphas_ = _grid("λ", lams), _grid("α", alphas)
     gamma = _unit("γ", gamma)
     p, a = lams_.size, alphas_.size
-    m = p * a
-    lanes = _Lanes(runs, m)
+    lanes = _Lanes(runs, p)  # a lane per run and λ; its step sizes share its trace
     n_runs = len(lanes.order)
-    v = lanes.start(runs.walk)
-    z = np.zeros_like(v)
+    v = lanes.start(runs.walk)[None].repeat(a, axis=0)  # [A, S, R * P]
+    z = np.zeros(v.shape[1:])
     dv = np.zeros_like(v) if offline else None
-    snaps = lanes.snapshots(v)
-    lam = np.tile(np.repeat(lams_, a), n_runs)
-    alpha = np.tile(alphas_, n_runs * p)
-    diverged = np.zeros((n_runs, m), dtype=np.int64)
+    snaps = lanes.snapshots(v)  # [P, A, R, E+1, S]
+    lam = np.tile(lams_, n_runs)
+    alpha = np.repeat(alphas_[:, None], n_runs * p, axis=1)  # [A, R * P]
+    diverged = np.zeros(alpha.shape, dtype=np.int64)
     for k in range(lanes.states.shape[0]):
         na = lanes.active[k]
         if dv is None:
@@ -421,23 +430,24 @@ def td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence[float],
         starting = lanes.first.at(k)
         if starting.size:
             z[:, lanes.columns(starting)] = 0.0
-        rows = slice(0, na * m)
+        n = na * p
         delta = td_lambda_step(
-            v, z, lanes.states[k, :na].repeat(m), lanes.rewards[k, :na].repeat(m),
-            lanes.next_states[k, :na].repeat(m), gamma=gamma, lam=lam[rows], alpha=alpha[rows],
+            v, z, lanes.states[k, :na].repeat(p), lanes.rewards[k, :na].repeat(p),
+            lanes.next_states[k, :na].repeat(p), gamma=gamma, lam=lam[:n], alpha=alpha[:, :n],
             out=dv)
         if dv is None:
-            _check(delta, alpha, diverged, lanes.episode[k], v)
+            _check(delta, alpha, diverged, v, lanes, k)
         else:
             ended = lanes.last.at(k)
             if ended.size:
                 cols = lanes.columns(ended)
-                v[:, cols] += dv[:, cols]  # the episode's summed updates, at its end
-                dv[:, cols] = 0.0
-                bad = np.zeros(n_runs * m, dtype=bool)
-                bad[cols] = np.abs(v[:, cols]).max(axis=0) > DIVERGED
-                _freeze(alpha.reshape(n_runs, m), diverged, bad.reshape(n_runs, m),
-                        lanes.episode[k])
+                v[..., cols] += dv[..., cols]  # the episode's summed updates, at its end
+                dv[..., cols] = 0.0
+                bad = np.abs(v[..., cols]).max(axis=-2) > DIVERGED  # [A, lanes ended]
+                if bad.any():
+                    alpha_, diverged_ = alpha[:, cols], diverged[:, cols]
+                    _freeze(alpha_, diverged_, bad, lanes.episode[k, ended].repeat(p))
+                    alpha[:, cols], diverged[:, cols] = alpha_, diverged_
         lanes.record(snaps, v, k)
     return _sweep("offline_td_lambda" if offline else "td_lambda", lanes, snaps, diverged,
                   lams_, alphas_, gamma)
@@ -471,7 +481,7 @@ def true_online_td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence
     snaps = lanes.snapshots(v)
     lam = np.tile(np.repeat(lams_, a), n_runs)
     alpha = np.tile(alphas_, n_runs * p)
-    diverged = np.zeros((n_runs, m), dtype=np.int64)
+    diverged = np.zeros(n_runs * m, dtype=np.int64)
     for k in range(lanes.states.shape[0]):
         na = lanes.active[k]
         v, z, v_old = lanes.narrow(k, v, z, v_old)
@@ -484,7 +494,7 @@ def true_online_td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence
         delta = true_online_td_lambda_step(
             v, z, v_old, lanes.states[k, :na].repeat(m), lanes.rewards[k, :na].repeat(m),
             lanes.next_states[k, :na].repeat(m), gamma=gamma, lam=lam[rows], alpha=alpha[rows])
-        _check(delta, alpha, diverged, lanes.episode[k], v)
+        _check(delta, alpha, diverged, v, lanes, k)
         lanes.record(snaps, v, k)
     return _sweep("true_online", lanes, snaps, diverged, lams_, alphas_, gamma)
 
@@ -503,7 +513,7 @@ def _offline_engine(runs: Runs, alphas: np.ndarray, params: np.ndarray, update) 
         s, r, done = runs.states[run, step], runs.rewards[run, step], runs.dones[run, step]
         for i in range(p):
             update(v[:, i], run, s, r, done, i, alpha[:, i])
-        _freeze(alpha, diverged, np.abs(v).max(axis=-1) > DIVERGED, np.full(n_runs, e))
+        _freeze(alpha, diverged, np.abs(v).max(axis=-1) > DIVERGED, e)
         snaps[:, :, :, e + 1] = v
     return snaps, diverged
 

@@ -22,21 +22,24 @@ __all__ = [
 
 # --------------------------------------------------------------------------- the steps
 def _cells(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A block of lanes ``[S, L]`` as one flat array, and each lane's place in a row.
+    """A block of lanes ``[..., S, L]`` as one flat array, and where each lane's state 0 is.
 
-    ``flat[s * L + lane]`` is ``v[s, lane]`` for every lane at once: one index array instead of
-    two, several times faster for the tens of thousands of lanes of a sweep.
+    ``flat[at + s * L]`` is ``v[..., s, lane]`` for every lane at once (``at`` is ``[..., L]``):
+    one index array instead of two or three, several times faster for the tens of thousands of
+    lanes of a sweep.
     """
     if not v.flags.c_contiguous:  # a reshaped copy would take the updates and drop them
         raise ValueError("the lanes must be one contiguous block")
-    return v.reshape(-1), _lane_index(v.shape[-1])
+    return v.reshape(-1), _state_zero(v.shape)
 
 
 @functools.lru_cache(maxsize=64)
-def _lane_index(lanes: int) -> np.ndarray:
-    lane = np.arange(lanes)
-    lane.setflags(write=False)
-    return lane
+def _state_zero(shape: tuple[int, ...]) -> np.ndarray:
+    *lead, n_states, lanes = shape
+    blocks = np.arange(int(np.prod(lead, dtype=np.int64))) * (n_states * lanes)
+    at = (blocks[:, None] + np.arange(lanes)).reshape(*lead, lanes)
+    at.setflags(write=False)
+    return at
 
 
 def n_step_td_step(v, s_tau, reward_sum, s_boot, discount, alpha):
@@ -61,10 +64,10 @@ def n_step_td_step(v, s_tau, reward_sum, s_boot, discount, alpha):
     Returns:
         ``[L]`` the targets ``G_{τ:τ+n}``.
     """
-    flat, lane = _cells(v)  # flat[s * L + lane] is v[s, lane]
-    n = lane.size
-    g = reward_sum + discount * flat[s_boot * n + lane]
-    cell = s_tau * n + lane
+    flat, at = _cells(v)  # flat[at + s * L] is v[s, lane]
+    n = v.shape[-1]
+    g = reward_sum + discount * flat[at + s_boot * n]
+    cell = at + s_tau * n
     old = flat[cell]
     flat[cell] = old + alpha * (g - old)
     return g
@@ -78,33 +81,35 @@ def td_lambda_step(v, z, s, r, s_next, *, gamma, lam, alpha, out=None):
         \delta = R_{t+1} + \gamma V(S_{t+1}) - V(S_t), \qquad
         V \leftarrow V + \alpha\,\delta\, z
 
-    Tabular, so ``∇V(S_t)`` is 1 at ``S_t`` and 0 elsewhere. Online, the increment goes into
-    ``v`` itself; with offline updates it goes into ``out``, added to ``v`` at the episode's end
-    (so every TD error of the episode is measured with the values of its start).
+    Tabular, so ``∇V(S_t)`` is 1 at ``S_t`` and 0 elsewhere. The trace does not depend on the
+    values, so a lane's step sizes share it: ``v`` has a row of lanes per step size. Online, the
+    increment goes into ``v`` itself; with offline updates it goes into ``out``, added to ``v``
+    at the episode's end (so every TD error of the episode is measured with the values of its
+    start).
 
     Args:
-        v: ``[S, L]`` values, one column per lane, terminal rows 0 (updated in place unless
-            ``out`` is given).
+        v: ``[A, S, L]`` values of ``L`` lanes (a run and a λ), each at ``A`` step sizes,
+            terminal rows 0 (updated in place unless ``out`` is given).
         z: ``[S, L]`` eligibility traces, 0 at an episode's start (updated in place).
         s: ``[L]`` ``S_t``.
         r: ``[L]`` ``R_{t+1}``.
         s_next: ``[L]`` ``S_{t+1}`` (a terminal state at the episode's end).
         gamma: Discount ``γ``.
         lam: ``[L]`` trace decay ``λ`` of each lane.
-        alpha: ``[L]`` step size of each lane.
-        out: ``[S, L]`` where the increment ``αδz`` is added, or None for ``v``.
+        alpha: ``[A, L]`` step sizes.
+        out: ``[A, S, L]`` where the increment ``αδz`` is added, or None for ``v``.
 
     Returns:
-        ``[L]`` the TD errors ``δ``.
+        ``[A, L]`` the TD errors ``δ``.
     """
-    flat, lane = _cells(v)  # flat[s * L + lane] is v[s, lane]
-    n = lane.size
-    cell = s * n + lane
+    flat, at = _cells(v)  # flat[at + s * L] is v[:, s, lane]
+    z_flat, z_at = _cells(z)
+    n = v.shape[-1]
     z *= gamma * lam
-    _cells(z)[0][cell] += 1.0
-    delta = r + gamma * flat[s_next * n + lane] - flat[cell]
+    z_flat[z_at + s * n] += 1.0
+    delta = r + gamma * flat[at + s_next * n] - flat[at + s * n]
     target = v if out is None else out
-    target += (alpha * delta) * z
+    target += (alpha * delta)[:, None, :] * z
     return delta
 
 
@@ -134,11 +139,11 @@ def true_online_td_lambda_step(v, z, v_old, s, r, s_next, *, gamma, lam, alpha):
     Returns:
         ``[L]`` the TD errors ``δ``.
     """
-    flat, lane = _cells(v)  # flat[s * L + lane] is v[s, lane]
+    flat, at = _cells(v)  # flat[at + s * L] is v[s, lane]
     z_flat = _cells(z)[0]
-    n = lane.size
-    cell = s * n + lane
-    v_s, v_next = flat[cell], flat[s_next * n + lane]
+    n = v.shape[-1]
+    cell = at + s * n
+    v_s, v_next = flat[cell], flat[at + s_next * n]
     delta = r + gamma * v_next - v_s
     decay = gamma * lam
     z_s = z_flat[cell]  # zᵀx before the update

@@ -224,16 +224,16 @@ def episode_views(runs: Runs, *, lam: float, alpha: float) -> tuple[np.ndarray, 
     lam, alpha = _unit("λ", lam), _unit("α", alpha)
     ep = runs.episode(0, 0)
     s, r, s1 = runs.states[0, ep], runs.rewards[0, ep], runs.next_states[0, ep]
-    v = _start_values(runs.walk, (1,)).T.copy()  # [S, 1]: one lane
-    z, dv = np.zeros_like(v), np.zeros_like(v)
+    v = _start_values(runs.walk, (1,)).T[None].copy()  # [1, S, 1]: one lane, one α
+    z, dv = np.zeros_like(v[0]), np.zeros_like(v)
     lam_, alpha_ = np.array([lam]), np.array([alpha])
     for t in range(s.size):
         td_lambda_step(v, z, s[t : t + 1], r[t : t + 1], s1[t : t + 1], gamma=1.0, lam=lam_,
-                       alpha=alpha_, out=dv)
-    forward = lambda_return_increments(v.T, s[None], r[None], s1[None],
+                       alpha=alpha_[:, None], out=dv)
+    forward = lambda_return_increments(v[0].T, s[None], r[None], s1[None],
                                        np.ones((1, s.size), bool), gamma=1.0, lam=lam_,
                                        alpha=alpha_)
-    return forward[0, 1:-1], dv[1:-1, 0]
+    return forward[0, 1:-1], dv[0, 1:-1, 0]
 
 
 def _gap(a: np.ndarray, b: np.ndarray, *before: np.ndarray) -> tuple[float, int]:
