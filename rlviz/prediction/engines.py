@@ -121,7 +121,8 @@ class _Lanes:
 
 def _by_lane(x: np.ndarray) -> np.ndarray:
     """``[..., S, P, M]`` values of ``P`` positions' lanes as ``[M, ..., P, S]``."""
-    return np.swapaxes(np.moveaxis(x, -1, 0), -1, -2)
+    d = x.ndim
+    return x.transpose(d - 1, *range(d - 3), d - 2, d - 3)
 
 
 class _ByStep(NamedTuple):
@@ -167,17 +168,16 @@ def _check(delta: np.ndarray, alpha: np.ndarray, diverged: np.ndarray, v: np.nda
 
     ``alpha`` and ``diverged`` ``[..., R * M]`` are by lane, ``v`` the engine's ``[..., S,
     na * M]`` values. A frozen lane's values are cleared as well: they are reported as NaN from
-    this episode on and never read, and cleared they give small TD errors, so the lanes still
-    going are all that is checked afterwards.
+    this episode on and never read, and cleared they give small TD errors (α is 0), so only the
+    lanes still going are ever frozen here.
     """
     size = np.abs(delta)
     if size.max() <= DIVERGED:
         return
-    big = size > DIVERGED
-    n = big.shape[-1]
-    _freeze(alpha[..., :n], diverged[..., :n], big, lanes.episode[k, : n // lanes.m]
-            .repeat(lanes.m))
-    np.swapaxes(v, -1, -2)[big] = 0.0
+    *setting, lane = np.nonzero(size > DIVERGED)
+    alpha[(*setting, lane)] = 0.0
+    diverged[(*setting, lane)] = lanes.episode[k, lane // lanes.m] + 1
+    v[(*setting, slice(None), lane)] = 0.0
 
 
 # --------------------------------------------------------------------------- results

@@ -33,7 +33,7 @@ def _cells(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return v.reshape(-1), _state_zero(v.shape)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def _state_zero(shape: tuple[int, ...]) -> np.ndarray:
     *lead, n_states, lanes = shape
     blocks = np.arange(int(np.prod(lead, dtype=np.int64))) * (n_states * lanes)
