@@ -189,12 +189,21 @@ def offline_lambda_return_update(v, run, states, rewards, dones, *, gamma, lam, 
     shape = values.shape
     g = returns.lambda_returns(np.broadcast_to(rewards, shape), values, gamma=gamma, lam=lam,
                                dones=np.broadcast_to(dones, shape))
-    step = alpha[run].T  # [A, N]
-    step = step * (1.0 - step) ** _later_visits(run * n_states + states)  # the moves in turn
+    later = _later_visits(run * n_states + states)  # [N] visits to the same state after this
+    kept = _powers(1.0 - alpha, int(later.max()))  # [R, A, J+1] (1 − α)^j
+    step = alpha[run].T * kept[run, :, later].T  # [A, N] α(1 − α)^later: the moves in turn
     cell = (run * n_alphas + np.arange(n_alphas)[:, None]) * n_states + states  # [A, N]
     v += np.bincount(cell.ravel(), weights=(step * (g - values)).ravel(),
                      minlength=v.size).reshape(v.shape)
     return g
+
+
+def _powers(base: np.ndarray, top: int) -> np.ndarray:
+    """``[..., top + 1]`` ``base^0 … base^top``, by repeated multiplication."""
+    out = np.empty((*base.shape, top + 1))
+    out[..., 0] = 1.0
+    out[..., 1:] = base[..., None]
+    return np.multiply.accumulate(out, axis=-1, out=out)
 
 
 def _later_visits(key: np.ndarray) -> np.ndarray:
