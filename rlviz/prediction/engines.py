@@ -11,7 +11,6 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -71,14 +70,16 @@ class _Lanes:
         self.rewards = np.ascontiguousarray(runs.rewards[self.order].T)
         self.next_states = np.ascontiguousarray(runs.next_states[self.order].T)
         k = np.arange(runs.states.shape[1])
-        self.active = (runs.run_lengths[self.order][None, :] > k[:, None]).sum(axis=1)  # [K]
+        active = (runs.run_lengths[self.order][None, :] > k[:, None]).sum(axis=1)  # [K]
+        self.active: list[int] = active.tolist()  # runs going at step k
+        self.shrinks = set(np.flatnonzero(np.diff(active, prepend=active[0])).tolist())
         episode = runs.episode_of_step[self.order].T  # [K, R]
         self.episode = episode
         first = np.zeros(episode.shape, dtype=bool)
         first[0] = True
         first[1:] = episode[1:] != episode[:-1]
         first &= episode < runs.n_episodes
-        self.first = _by_step(first)  # positions starting an episode at step k
+        self.first = _by_step(first)  # positions starting an episode at step k (or None)
         self.last = _by_step(runs.dones[self.order].T)  # positions ending one at step k
 
     def start(self, walk: Walk) -> np.ndarray:
@@ -101,18 +102,20 @@ class _Lanes:
         return (positions[:, None] * self.m + np.arange(self.m)).ravel()
 
     def narrow(self, k: int, *arrays: np.ndarray) -> list[np.ndarray]:
-        """The arrays cut to the lanes of the runs going at step ``k`` (the same if all are)."""
-        width = int(self.active[k]) * self.m
+        """The arrays cut to the lanes of the runs going at step ``k`` (the same if all are).
+
+        Only the steps in ``shrinks`` have fewer runs going than the step before.
+        """
+        width = self.active[k] * self.m
         return [x if x.shape[-1] == width else np.ascontiguousarray(x[..., :width])
                 for x in arrays]
 
-    def record(self, snaps: np.ndarray, v: np.ndarray, k: int) -> np.ndarray:
-        """Store the values of the runs whose episode ended at step ``k``; their positions."""
-        pos = self.last.at(k)
-        if pos.size:
+    def record(self, snaps: np.ndarray, v: np.ndarray, k: int) -> None:
+        """Store the values of the runs whose episode ended at step ``k``."""
+        pos = self.last[k]
+        if pos is not None:
             lanes = v.reshape(*v.shape[:-1], -1, self.m)[..., pos, :]  # [..., S, P', M]
             snaps[..., self.order[pos], self.episode[k, pos] + 1, :] = _by_lane(lanes)
-        return pos
 
     def in_run_order(self, per_position: np.ndarray) -> np.ndarray:
         """``[R, ...]`` an array over positions, back in the order of the runs."""
@@ -125,23 +128,15 @@ def _by_lane(x: np.ndarray) -> np.ndarray:
     return x.transpose(d - 1, *range(d - 3), d - 2, d - 3)
 
 
-class _ByStep(NamedTuple):
-    """Flagged positions grouped by stream step: ``at(k)`` lists those of step ``k``."""
-
-    positions: np.ndarray  # [F] flagged positions, sorted by step
-    offsets: list[int]  # [K+1] where each step's positions start
-
-    def at(self, k: int) -> np.ndarray:
-        """The positions flagged at step ``k``."""
-        return self.positions[self.offsets[k] : self.offsets[k + 1]]
-
-
-def _by_step(flags: np.ndarray) -> _ByStep:
-    """``[K, R]`` flags as the flagged positions of each step."""
+def _by_step(flags: np.ndarray) -> list[np.ndarray | None]:
+    """``[K, R]`` flags as the flagged positions of each step (None where there are none)."""
     k, pos = np.nonzero(flags)
-    offsets = np.zeros(flags.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(k, minlength=flags.shape[0]), out=offsets[1:])
-    return _ByStep(pos, offsets.tolist())
+    out: list[np.ndarray | None] = [None] * flags.shape[0]
+    if k.size:
+        cuts = np.flatnonzero(np.diff(k)) + 1
+        for step, group in zip(k[np.r_[0, cuts]].tolist(), np.split(pos, cuts), strict=True):
+            out[step] = group
+    return out
 
 
 def _start_values(walk: Walk, shape: tuple[int, ...]) -> np.ndarray:
@@ -172,7 +167,7 @@ def _check(delta: np.ndarray, alpha: np.ndarray, diverged: np.ndarray, v: np.nda
     lanes still going are ever frozen here.
     """
     size = np.abs(delta)
-    if size.max() <= DIVERGED:
+    if np.maximum.reduce(size, axis=None) <= DIVERGED:
         return
     *setting, lane = np.nonzero(size > DIVERGED)
     alpha[(*setting, lane)] = 0.0
@@ -370,7 +365,8 @@ def n_step_td(runs: Runs, *, ns: Sequence[int], alphas: Sequence[float],
     m = p * a
     for k in range(n_steps):
         na = lanes.active[k]
-        (v,) = lanes.narrow(k, v)
+        if k in lanes.shrinks:
+            (v,) = lanes.narrow(k, v)
         n_step_td_step(v, lanes.states[k, :na].repeat(m), reward_sums[k, :na].repeat(a),
                        boot[k, :na].repeat(a), discount[: na * m], alpha[: na * m])
         lanes.record(snaps, v, k)
@@ -423,12 +419,12 @@ def td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence[float],
     diverged = np.zeros(alpha.shape, dtype=np.int64)
     for k in range(lanes.states.shape[0]):
         na = lanes.active[k]
-        if dv is None:
+        if k in lanes.shrinks and dv is None:
             v, z = lanes.narrow(k, v, z)
-        else:
+        elif k in lanes.shrinks:
             v, z, dv = lanes.narrow(k, v, z, dv)
-        starting = lanes.first.at(k)
-        if starting.size:
+        starting = lanes.first[k]
+        if starting is not None:
             z[:, lanes.columns(starting)] = 0.0
         n = na * p
         delta = td_lambda_step(
@@ -438,8 +434,8 @@ def td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence[float],
         if dv is None:
             _check(delta, alpha, diverged, v, lanes, k)
         else:
-            ended = lanes.last.at(k)
-            if ended.size:
+            ended = lanes.last[k]
+            if ended is not None:
                 cols = lanes.columns(ended)
                 v[..., cols] += dv[..., cols]  # the episode's summed updates, at its end
                 dv[..., cols] = 0.0
@@ -484,9 +480,10 @@ def true_online_td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence
     diverged = np.zeros(n_runs * m, dtype=np.int64)
     for k in range(lanes.states.shape[0]):
         na = lanes.active[k]
-        v, z, v_old = lanes.narrow(k, v, z, v_old)
-        starting = lanes.first.at(k)
-        if starting.size:
+        if k in lanes.shrinks:
+            v, z, v_old = lanes.narrow(k, v, z, v_old)
+        starting = lanes.first[k]
+        if starting is not None:
             cols = lanes.columns(starting)
             z[:, cols] = 0.0
             v_old[cols] = 0.0
