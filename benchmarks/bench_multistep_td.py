@@ -108,8 +108,13 @@ def _cold_page(query: dict[str, str]):
 
 case(f"first view at defaults (empty caches): {SLUG}", group="pages", budget=1.5, repeat=3)(
     _cold_page({}))
-for _method in ("offline_lambda_return", "td_lambda", "true_online"):
-    case(f"worst controls (empty caches): {SLUG}, {_method}, 100 runs x 20 episodes",
+# The page's heaviest views: the λ sweeps train at most 100 runs x 10 episodes (runs x episodes,
+# pages/multistep_td.py: LAMBDA_WORK), so 100 x 10 and 50 x 20; n-step TD goes to 100 x 20.
+_WORST = [(m, r, e) for m in ("offline_lambda_return", "td_lambda", "true_online")
+          for r, e in ((100, 10), (50, 20))] + [("n_step", 100, 20)]
+for _method, _runs, _episodes in _WORST:
+    case(f"worst controls (empty caches): {SLUG}, {_method}, {_runs} runs x {_episodes} episodes",
          group="pages", budget=2.0, repeat=3)(
-        _cold_page({"method": _method, "runs": "100", "episodes": "20", "lam": "0.975"}))
+        _cold_page({"method": _method, "runs": str(_runs), "episodes": str(_episodes),
+                    "lam": "0.975"}))
 page_rerun(SLUG)

@@ -14,6 +14,9 @@ INTRO = (
 )
 RUNS = [10, 20, 50, 100]
 EPISODES = [5, 10, 20]
+LAMBDA_WORK = pr.BOOK_RUNS * pr.BOOK_EPISODES
+"""The λ sweeps train at most the book's 100 runs × 10 episodes (runs × episodes): 100 runs of
+20 episodes take TD(λ) or true online TD(λ) past two seconds. n-step TD is not capped."""
 SPINNER = {"n_step": "10 n", "offline_lambda_return": "8 λ", "td_lambda": "8 λ",
            "true_online": "8 λ"}
 
@@ -37,10 +40,26 @@ def sweep(method: str, runs: int, episodes: int, seed: int) -> pr.SweepSummary:
 
 
 @ui.cached(max_entries=16, show_spinner=False)
-def compare(lam: float, runs: int, episodes: int, seed: int) -> dict[str, pr.SweepSummary]:
-    r = walk(19, runs, episodes, seed)
-    return {m: pr.run_sweep(m, r, params=[lam], alphas=pr.ALPHAS).summary()
+def one_lambda(method: str, lam: float, runs: int, episodes: int,
+               seed: int) -> pr.SweepSummary:
+    return pr.run_sweep(method, walk(19, runs, episodes, seed), params=[lam],
+                        alphas=pr.ALPHAS).summary()
+
+
+def compare(method: str, lam: float, runs: int, episodes: int,
+            seed: int) -> dict[str, pr.SweepSummary]:
+    """The three λ methods at one λ; the method being swept is read from its sweep."""
+    grid = (runs, episodes, seed)
+    return {m: sweep(m, *grid).only(pr.LAMBDAS.index(lam)) if m == method
+            else one_lambda(m, lam, *grid)
             for m in ("offline_lambda_return", "td_lambda", "true_online")}
+
+
+@ui.cached(max_entries=16, show_spinner=False)
+def n_step_at_one(runs: int, episodes: int, seed: int) -> pr.SweepSummary:
+    """n-step TD at α = 1 only: what Figure 12.3's check compares the λ-return with."""
+    return pr.run_sweep("n_step", walk(19, runs, episodes, seed), params=pr.NS,
+                        alphas=[1.0]).summary()
 
 
 @ui.cached(max_entries=16, show_spinner=False)
@@ -81,8 +100,8 @@ def close_charts(method: str, runs: int, episodes: int, seed: int, p: int, a: in
 
 
 @ui.cached_figures()
-def compare_chart(lam: float, runs: int, episodes: int, seed: int):
-    return figs.methods_figure(compare(lam, runs, episodes, seed))
+def compare_chart(method: str, lam: float, runs: int, episodes: int, seed: int):
+    return figs.methods_figure(compare(method, lam, runs, episodes, seed))
 
 
 @ui.cached_figures()
@@ -100,6 +119,13 @@ with ui.page("multistep_td", intro=INTRO) as page:
     p = page.controls([
         ui.Choice(name="method", label="α sweep on the 19-state walk", options=list(pr.METHODS),
                   value="n_step", labels=lambda m: f"{pr.METHODS[m]} ({pr.FIGURES[m]})"),
+        ui.SelectSlider(name="episodes", label="Episodes averaged in the sweeps",
+                        options=EPISODES, value=10, scales_work=True,
+                        help="The book averages the first 10."),
+    ])
+    method, lam_method = p.method, p.method != "n_step"
+    runs_ok = [r for r in RUNS if not lam_method or r * p.episodes <= LAMBDA_WORK]
+    p = ui.Params({**p, **page.controls([
         ui.Section("Up close", expanded=True, controls=[
             ui.SelectSlider(name="n", label="n (n-step TD, and the backup below)",
                             options=list(pr.NS), value=4),
@@ -110,14 +136,16 @@ with ui.page("multistep_td", intro=INTRO) as page:
         ]),
         ui.Section("Runs and seed", expanded=True, controls=[
             ui.SelectSlider(name="runs", label="Runs (every method sees the same episodes)",
-                            options=RUNS, value=100, scales_work=True),
-            ui.SelectSlider(name="episodes", label="Episodes averaged in the sweeps",
-                            options=EPISODES, value=10, scales_work=True,
-                            help="The book averages the first 10."),
+                            options=runs_ok, value=min(100, runs_ok[-1]), scales_work=True),
             ui.Seed(),
         ]),
-    ])
-    method, lam_method = p.method, p.method != "n_step"
+    ])})
+    if runs_ok[-1] < RUNS[-1]:
+        st.sidebar.caption(
+            f"{pr.METHODS[method]} over {p.episodes} episodes: up to {runs_ok[-1]} runs. The λ "
+            f"sweeps train at most {pr.BOOK_RUNS} runs × {pr.BOOK_EPISODES} episodes (the "
+            "book's protocol), which keeps the page under two seconds; n-step TD takes 100 "
+            "runs of 20.")
     grid = (p.runs, p.episodes, p.seed)
     params = pr.LAMBDAS if lam_method else pr.NS
     cp = params.index(p.lam if lam_method else p.n)
@@ -154,8 +182,8 @@ with ui.page("multistep_td", intro=INTRO) as page:
     if lam_method:
         page.section(f"The three λ methods at λ = {p.lam:g}")
         with st.spinner("Running the other two λ methods at this λ…"):
-            comparison = compare(p.lam, *grid)
-            fig_cmp = compare_chart(p.lam, *grid)
+            comparison = compare(method, p.lam, *grid)
+            fig_cmp = compare_chart(method, p.lam, *grid)
         ui.chart(fig_cmp, key="multistep_td.compare")
         st.caption(
             "The same episodes for all three. The offline λ-return moves each visited state once "
@@ -240,12 +268,13 @@ with ui.page("multistep_td", intro=INTRO) as page:
         "In the backup, set n = 512. What does the return use now, and what does that make "
         "n-step TD? Then set n = 1 and step τ along the episode.",
     ])
+    book = (p.runs, p.episodes) == (pr.BOOK_RUNS, pr.BOOK_EPISODES)
     known = pr.known_answers(example=ex, sweep=s, ident=ident,
-                             n_step=sweep("n_step", *grid) if method == "offline_lambda_return"
-                             else s, compare=comparison,
+                             n_step=n_step_at_one(*grid) if book and method ==
+                             "offline_lambda_return" else None, compare=comparison,
                              whiteboard=whiteboard(method, *grid, cp, ca))
     page.known_answer([ui.Check(**vars(row)) for row in known])
-    if (p.runs, p.episodes) != (pr.BOOK_RUNS, pr.BOOK_EPISODES):
+    if not book:
         st.caption("The book's figures are checked at 100 runs and 10 episodes.")
     page.equations(figs.EQUATIONS)
     steps = {"n_step": [pr.n_step_td_step, pr.n_step_td],

@@ -261,6 +261,31 @@ def test_closed_forms_are_continuous_in_the_gap_and_signed():
     assert mb.single_estimator_bias(10, 0.0, 10) == 0.0 == mb.double_estimator_bias(10, 0.0, 10)
 
 
+@pytest.mark.parametrize(("m", "sigma", "samples", "gap"), [
+    (10, 1.0, 10, 0.0), (100, 3.0, 2, 2.0), (1, 1.0, 4, 0.5), (7, 0.0, 6, 0.3), (2, 0.0, 2, 0.0),
+])
+def test_the_study_equals_both_estimators_on_every_action(m, sigma, samples, gap):
+    trials, seed = 300, 5
+    s = mb.estimator_study(m=m, sigma=sigma, samples=samples, gap=gap, trials=trials, seed=seed)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(7,)))
+    z = rng.standard_normal((2, trials, max(s.actions)))  # the study's draws
+
+    def full(k, n):  # every one of the k actions, as a reader would write it
+        means = np.where(np.arange(k) == 0, 0.0, -gap)
+        sd = sigma / math.sqrt(n / 2)
+        return mb.max_estimators(means + sd * z[0, :, :k], means + sd * z[1, :, :k])
+
+    def mean(estimates):  # over the trials, added up as the study does
+        return np.stack(estimates, axis=1).mean(axis=0)
+
+    by_k = [full(k, samples) for k in s.actions]
+    by_n = [full(m, n) for n in s.sample_grid]
+    np.testing.assert_array_equal(s.single_mc, mean([x for x, _ in by_k]))
+    np.testing.assert_array_equal(s.double_mc, mean([y for _, y in by_k]))
+    np.testing.assert_array_equal(s.by_samples_single_mc, mean([x for x, _ in by_n]))
+    np.testing.assert_array_equal(s.by_samples_double_mc, mean([y for _, y in by_n]))
+
+
 def test_the_study_is_reproducible_and_nested():
     a = mb.estimator_study(seed=3)
     b = mb.estimator_study(seed=3)

@@ -85,6 +85,26 @@ def test_a_lambda_method_adds_the_comparison_and_its_checks():
     assert any("checked at 100 runs and 10 episodes" in c.value for c in at.caption)
 
 
+def test_the_lambda_sweeps_are_capped_at_the_books_work_and_say_so():
+    at = run_page(PAGE, query={"method": "true_online", "episodes": "20", "runs": "20"})
+    assert_healthy(at)
+    runs = at.select_slider(key=f"{SLUG}.runs")
+    assert list(runs.options) == ["10", "20", "50"]
+    assert any("up to 50 runs" in c.value for c in at.sidebar.caption)
+    at.select_slider(key=f"{SLUG}.episodes").set_value(10).run()
+    assert list(at.select_slider(key=f"{SLUG}.runs").options) == ["10", "20", "50", "100"]
+    assert not any("up to 50 runs" in c.value for c in at.sidebar.caption)
+
+
+def test_a_link_past_the_cap_falls_back_with_a_notice_and_n_step_is_not_capped():
+    at = run_page(PAGE, query={"method": "td_lambda", "episodes": "20", "runs": "100"})
+    assert_healthy(at)
+    assert at.session_state[f"{SLUG}.runs"] == 50
+    assert any("`runs=" in w.value for w in at.warning)
+    at = run_page(PAGE, query={"episodes": "20", "runs": "10"})
+    assert list(at.select_slider(key=f"{SLUG}.runs").options)[-1] == "100"
+
+
 def test_a_link_restores_every_control():
     query = {"method": "true_online", "n": "8", "lam": "0.95", "alpha": "0.15", "runs": "20",
              "episodes": "5", "seed": "3", "k": "2", "episode": "2", "tau": "1"}

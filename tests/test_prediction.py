@@ -74,32 +74,36 @@ def test_head_cuts_runs_and_episodes(walk19):
 
 # --------------------------------------------------------------------------- the steps by hand
 def test_n_step_td_step_by_hand():
-    v = np.array([[0.0, 0.2, 0.6, 0.0], [0.0, 0.5, -0.5, 0.0]])
+    v = np.array([[0.0, 0.2, 0.6, 0.0], [0.0, 0.5, -0.5, 0.0]]).T.copy()  # a column per lane
     g = prediction.n_step_td_step(v, np.array([1, 2]), np.array([0.0, 1.0]), np.array([2, 3]),
                                   0.81, np.array([0.5, 1.0]))
     np.testing.assert_allclose(g, [0.81 * 0.6, 1.0])  # the second ends on the terminal
-    np.testing.assert_allclose(v, [[0, 0.2 + 0.5 * (0.486 - 0.2), 0.6, 0], [0, 0.5, 1.0, 0]])
+    np.testing.assert_allclose(v.T, [[0, 0.2 + 0.5 * (0.486 - 0.2), 0.6, 0], [0, 0.5, 1.0, 0]])
 
 
 def test_td_lambda_step_by_hand():
-    v = np.array([[0.0, 1.0, 2.0, 0.0]])
-    z = np.array([[0.0, 0.5, 0.0, 0.0]])
+    # One lane (a column) at two step sizes, which share its trace.
+    v = np.array([[0.0, 1.0, 2.0, 0.0], [0.0, 1.0, 2.0, 0.0]])[:, :, None].copy()  # [A, S, 1]
+    z = np.array([[0.0], [0.5], [0.0], [0.0]])
     delta = prediction.td_lambda_step(v, z, np.array([2]), np.array([1.0]), np.array([3]),
-                                      gamma=0.9, lam=np.array([0.5]), alpha=np.array([0.1]))
-    np.testing.assert_allclose(delta, [1.0 - 2.0])  # the next state is terminal
-    np.testing.assert_allclose(z, [[0, 0.225, 1.0, 0]])
-    np.testing.assert_allclose(v, [[0, 1.0 - 0.1 * 0.225, 2.0 - 0.1, 0]])
+                                      gamma=0.9, lam=np.array([0.5]),
+                                      alpha=np.array([[0.1], [0.2]]))
+    np.testing.assert_allclose(delta, [[1.0 - 2.0], [1.0 - 2.0]])  # the next state is terminal
+    np.testing.assert_allclose(z[:, 0], [0, 0.225, 1.0, 0])
+    np.testing.assert_allclose(v[0, :, 0], [0, 1.0 - 0.1 * 0.225, 2.0 - 0.1, 0])
+    np.testing.assert_allclose(v[1, :, 0], [0, 1.0 - 0.2 * 0.225, 2.0 - 0.2, 0])
+    v, z = v[:1].copy(), z.copy()
     held = np.zeros_like(v)
     prediction.td_lambda_step(v, z, np.array([1]), np.array([0.0]), np.array([2]), gamma=1.0,
-                              lam=np.array([1.0]), alpha=np.array([1.0]), out=held)
-    np.testing.assert_allclose(v, [[0, 0.9775, 1.9, 0]])  # offline: v untouched
+                              lam=np.array([1.0]), alpha=np.array([[1.0]]), out=held)
+    np.testing.assert_allclose(v[0, :, 0], [0, 0.9775, 1.9, 0])  # offline: v untouched
     delta = 1.9 - 0.9775
-    np.testing.assert_allclose(held, [[0, 1.225 * delta, 1.0 * delta, 0]])
+    np.testing.assert_allclose(held[0, :, 0], [0, 1.225 * delta, 1.0 * delta, 0])
 
 
 def test_true_online_step_by_hand():
-    v = np.array([[0.0, 1.0, 2.0, 0.0]])
-    z = np.array([[0.0, 0.5, 0.25, 0.0]])
+    v = np.array([[0.0], [1.0], [2.0], [0.0]])  # one lane: a column
+    z = np.array([[0.0], [0.5], [0.25], [0.0]])
     v_old = np.array([0.5])
     prediction.true_online_td_lambda_step(v, z, v_old, np.array([1]), np.array([1.0]),
                                           np.array([2]), gamma=0.9, lam=np.array([0.5]),
@@ -108,8 +112,8 @@ def test_true_online_step_by_hand():
     z_new = np.array([0, 0.45 * 0.5 + 1 - 0.2 * 0.45 * 0.5, 0.45 * 0.25, 0])
     want = np.array([0, 1.0, 2.0, 0]) + 0.2 * (delta + 1.0 - 0.5) * z_new
     want[1] -= 0.2 * (1.0 - 0.5)
-    np.testing.assert_allclose(z, [z_new])
-    np.testing.assert_allclose(v, [want])
+    np.testing.assert_allclose(z[:, 0], z_new)
+    np.testing.assert_allclose(v[:, 0], want)
     assert v_old[0] == 2.0
 
 
@@ -194,6 +198,20 @@ def test_a_grid_is_its_lanes_one_by_one(walk19):
         for j, alpha in enumerate((0.1, 0.5)):
             one = prediction.td_lambda(walk19, lams=[lam], alphas=[alpha])
             np.testing.assert_array_equal(grid.values[i, j], one.values[0, 0])
+
+
+@pytest.mark.parametrize("method", ["n_step", "td_lambda", "true_online"])
+def test_one_setting_of_a_summary_is_that_setting_swept_alone(walk19, method):
+    params = [1, 4, 16] if method == "n_step" else [0.4, 0.9, 1.0]
+    grid = prediction.run_sweep(method, walk19, params=params, alphas=[0.1, 1.0]).summary()
+    for p, param in enumerate(params):
+        alone = prediction.run_sweep(method, walk19, params=[param], alphas=[0.1, 1.0]).summary()
+        got = grid.only(p)
+        for name in ("params", "curve", "curve_half", "by_episode", "values", "values_half",
+                     "first_run", "diverged"):
+            np.testing.assert_allclose(getattr(got, name), getattr(alone, name), rtol=1e-14,
+                                       atol=1e-15, err_msg=name)
+        assert (got.runs, got.episodes, got.method) == (alone.runs, alone.episodes, alone.method)
 
 
 def test_whiteboard_equals_the_library(walk19):
@@ -353,6 +371,27 @@ def test_figure_7_2_best_n_is_four_near_alpha_0_4():
     assert s.params[p] == 4 and s.alphas[a] == pytest.approx(0.4)
     assert 0.24 < s.best_error < 0.3
     assert (s.curve[:, -1] > s.best_error).all()  # every n is worse at α = 1
+
+
+@pytest.mark.slow
+def test_figure_12_3_check_needs_only_n_step_at_alpha_one():
+    runs = prediction.sample_runs(19, runs=100, episodes=10, seed=0)
+    s = prediction.offline_lambda_return(runs, lams=prediction.LAMBDAS,
+                                         alphas=prediction.ALPHAS).summary()
+    full = prediction.n_step_td(runs, ns=prediction.NS, alphas=prediction.ALPHAS).summary()
+    at_one = prediction.n_step_td(runs, ns=prediction.NS, alphas=[1.0]).summary()
+    np.testing.assert_allclose(at_one.curve[:, -1], full.curve[:, -1], rtol=1e-14)
+    ident = prediction.identities(runs, lam=0.8, alpha=0.4)
+    ex = prediction.td_vs_mc(runs=10, seed=0)
+
+    def check(n_step):
+        rows = prediction.known_answers(example=ex, sweep=s, ident=ident, n_step=n_step,
+                                        compare=None, whiteboard=None)
+        return [r for r in rows if r.label.startswith("Figure 12.3: at α = 1")]
+
+    (row,) = check(at_one)
+    assert row.passed and row == check(full)[0]
+    assert check(None) == []
 
 
 @pytest.mark.slow

@@ -20,8 +20,9 @@ step and book the episodes. The returns themselves come from :mod:`rlviz.returns
 
 **Divergence.** TD(λ) and the offline methods can grow without bound at large α (several
 visits to a state within one episode add up). A lane whose TD error, or whose value after an
-offline update, passes ``DIVERGED`` in size is frozen there (its α set to 0) and reported as
-diverged from that episode on: its errors are infinite and its values NaN, never drawn.
+offline update, passes ``DIVERGED`` in size is frozen there (its α set to 0, its values
+cleared) and reported as diverged from that episode on: its errors are infinite and its values
+NaN, never drawn.
 """
 
 from __future__ import annotations

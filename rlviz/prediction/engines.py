@@ -6,11 +6,11 @@ The engines gather the rows, call the readable step and book the episodes; a lan
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -53,8 +53,12 @@ __all__ = [
 class _Lanes:
     """Runs side by side in lock step, longest first: the runs still going are a prefix.
 
-    Each run has ``M`` lanes (its settings); arrays of lanes are ``[R, M, ...]`` in position
-    order, and the rows of the first ``p`` positions are ``[:p].reshape(p * M, ...)``.
+    Each run has ``M`` lanes (its settings). The engines keep one column per lane, ``[..., S,
+    L]`` (leading axes, if any, are more settings that share the lane's other arrays: TD(λ)'s
+    step sizes), lane ``position * M + j``; the runs still going at step ``k`` are the first
+    ``active[k]`` positions, so their lanes are the first ``active[k] * M`` columns, and an
+    engine narrows its arrays to those columns as runs end (``narrow``): a run that has ended
+    is never read again, its values being in the snapshots.
     """
 
     def __init__(self, runs: Runs, per_run: int):
@@ -66,55 +70,73 @@ class _Lanes:
         self.rewards = np.ascontiguousarray(runs.rewards[self.order].T)
         self.next_states = np.ascontiguousarray(runs.next_states[self.order].T)
         k = np.arange(runs.states.shape[1])
-        self.active = (runs.run_lengths[self.order][None, :] > k[:, None]).sum(axis=1)  # [K]
+        active = (runs.run_lengths[self.order][None, :] > k[:, None]).sum(axis=1)  # [K]
+        self.active: list[int] = active.tolist()  # runs going at step k
+        self.shrinks = set(np.flatnonzero(np.diff(active, prepend=active[0])).tolist())
         episode = runs.episode_of_step[self.order].T  # [K, R]
         self.episode = episode
         first = np.zeros(episode.shape, dtype=bool)
         first[0] = True
         first[1:] = episode[1:] != episode[:-1]
         first &= episode < runs.n_episodes
-        self.first = _by_step(first)  # positions starting an episode at step k
+        self.first = _by_step(first)  # positions starting an episode at step k (or None)
         self.last = _by_step(runs.dones[self.order].T)  # positions ending one at step k
 
+    def start(self, walk: Walk) -> np.ndarray:
+        """``[S, R * M]`` every lane's initial values, terminal rows 0."""
+        return np.ascontiguousarray(_start_values(walk, (len(self.order) * self.m,)).T)
+
     def snapshots(self, v: np.ndarray) -> np.ndarray:
-        """``[R, M, E+1, S]`` room for the values after each episode, the start ``v`` filled."""
-        out = np.empty((len(self.order), self.m, self.runs.n_episodes + 1, v.shape[-1]))
-        out[:, :, 0] = v
+        """``[M, ..., R, E+1, S]`` room for the values after each episode, the start filled.
+
+        Runs are in their own order here (not by position); the leading axes are ``v``'s.
+        """
+        *lead, n_states, _ = v.shape
+        n_runs = len(self.order)
+        out = np.empty((self.m, *lead, n_runs, self.runs.n_episodes + 1, n_states))
+        out[..., self.order, 0, :] = _by_lane(v.reshape(*lead, n_states, n_runs, self.m))
         return out
 
-    def arrange(self, v: np.ndarray) -> np.ndarray:
-        """``[R, P, A, S]`` per run to ``[R, M, S]`` per position (a new array)."""
-        return np.ascontiguousarray(v[self.order].reshape(len(self.order), self.m, -1))
+    def columns(self, positions: np.ndarray) -> np.ndarray:
+        """The lanes (columns) of some positions."""
+        return (positions[:, None] * self.m + np.arange(self.m)).ravel()
 
-    def record(self, snaps: np.ndarray, v: np.ndarray, k: int) -> np.ndarray:
-        """Store the values of the runs whose episode ended at step ``k``; their positions."""
-        pos = self.last.at(k)
-        if pos.size:
-            snaps[pos, :, self.episode[k, pos] + 1] = v[pos]
-        return pos
+    def narrow(self, k: int, *arrays: np.ndarray) -> list[np.ndarray]:
+        """The arrays cut to the lanes of the runs going at step ``k`` (the same if all are).
+
+        Only the steps in ``shrinks`` have fewer runs going than the step before.
+        """
+        width = self.active[k] * self.m
+        return [x if x.shape[-1] == width else np.ascontiguousarray(x[..., :width])
+                for x in arrays]
+
+    def record(self, snaps: np.ndarray, v: np.ndarray, k: int) -> None:
+        """Store the values of the runs whose episode ended at step ``k``."""
+        pos = self.last[k]
+        if pos is not None:
+            lanes = v.reshape(*v.shape[:-1], -1, self.m)[..., pos, :]  # [..., S, P', M]
+            snaps[..., self.order[pos], self.episode[k, pos] + 1, :] = _by_lane(lanes)
 
     def in_run_order(self, per_position: np.ndarray) -> np.ndarray:
         """``[R, ...]`` an array over positions, back in the order of the runs."""
         return per_position[self.position]
 
 
-class _ByStep(NamedTuple):
-    """Flagged positions grouped by stream step: ``at(k)`` lists those of step ``k``."""
-
-    positions: np.ndarray  # [F] flagged positions, sorted by step
-    offsets: np.ndarray  # [K+1] where each step's positions start
-
-    def at(self, k: int) -> np.ndarray:
-        """The positions flagged at step ``k``."""
-        return self.positions[self.offsets[k] : self.offsets[k + 1]]
+def _by_lane(x: np.ndarray) -> np.ndarray:
+    """``[..., S, P, M]`` values of ``P`` positions' lanes as ``[M, ..., P, S]``."""
+    d = x.ndim
+    return x.transpose(d - 1, *range(d - 3), d - 2, d - 3)
 
 
-def _by_step(flags: np.ndarray) -> _ByStep:
-    """``[K, R]`` flags as the flagged positions of each step."""
+def _by_step(flags: np.ndarray) -> list[np.ndarray | None]:
+    """``[K, R]`` flags as the flagged positions of each step (None where there are none)."""
     k, pos = np.nonzero(flags)
-    offsets = np.zeros(flags.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(k, minlength=flags.shape[0]), out=offsets[1:])
-    return _ByStep(pos, offsets)
+    out: list[np.ndarray | None] = [None] * flags.shape[0]
+    if k.size:
+        cuts = np.flatnonzero(np.diff(k)) + 1
+        for step, group in zip(k[np.r_[0, cuts]].tolist(), np.split(pos, cuts), strict=True):
+            out[step] = group
+    return out
 
 
 def _start_values(walk: Walk, shape: tuple[int, ...]) -> np.ndarray:
@@ -124,17 +146,33 @@ def _start_values(walk: Walk, shape: tuple[int, ...]) -> np.ndarray:
     return v
 
 
-def _freeze(alpha: np.ndarray, diverged: np.ndarray, bad: np.ndarray,
-            episode: np.ndarray) -> None:
+def _freeze(alpha: np.ndarray, diverged: np.ndarray, bad: np.ndarray, episode) -> None:
     """Stop the lanes flagged ``bad`` (α = 0) and note the episode (1-based) they diverged in.
 
-    ``alpha``, ``diverged`` and ``bad`` are ``[R, ...]`` over runs (or positions) and lanes;
-    ``episode`` is ``[R]``, each run's current episode (0-based).
+    ``alpha``, ``diverged`` and ``bad`` have one shape; ``episode``, each lane's current episode
+    (0-based), broadcasts to it.
     """
     fresh = bad & (diverged == 0)
     alpha[fresh] = 0.0
-    ep = np.broadcast_to(episode.reshape((-1,) + (1,) * (bad.ndim - 1)) + 1, bad.shape)
-    diverged[fresh] = ep[fresh]
+    diverged[fresh] = np.broadcast_to(np.asarray(episode) + 1, bad.shape)[fresh]
+
+
+def _check(delta: np.ndarray, alpha: np.ndarray, diverged: np.ndarray, v: np.ndarray,
+           lanes: _Lanes, k: int) -> None:
+    """Freeze the lanes whose TD error ``delta`` ``[..., na * M]`` passed ``DIVERGED`` at step k.
+
+    ``alpha`` and ``diverged`` ``[..., R * M]`` are by lane, ``v`` the engine's ``[..., S,
+    na * M]`` values. A frozen lane's values are cleared as well: they are reported as NaN from
+    this episode on and never read, and cleared they give small TD errors (α is 0), so only the
+    lanes still going are ever frozen here.
+    """
+    size = np.abs(delta)
+    if np.maximum.reduce(size, axis=None) <= DIVERGED:
+        return
+    *setting, lane = np.nonzero(size > DIVERGED)
+    alpha[(*setting, lane)] = 0.0
+    diverged[(*setting, lane)] = lanes.episode[k, lane // lanes.m] + 1
+    v[(*setting, slice(None), lane)] = 0.0
 
 
 # --------------------------------------------------------------------------- results
@@ -148,8 +186,13 @@ def _t975(dof: int) -> float:
 def _mean_band(x: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
     """Mean and 95% t-interval half-width along ``axis``; inf (and 0) where any entry is inf."""
     n = x.shape[axis]
-    finite = np.isfinite(x).all(axis=axis)
-    safe = np.where(np.isfinite(x), x, 0.0)
+    each = np.isfinite(x)
+    if each.all():
+        mean = x.mean(axis=axis)
+        spread = x.std(axis=axis, ddof=1) if n > 1 else np.zeros_like(mean)
+        return mean, _t975(max(n - 1, 1)) * spread / math.sqrt(n)
+    finite = each.all(axis=axis)
+    safe = np.where(each, x, 0.0)
     mean = np.where(finite, safe.mean(axis=axis), np.inf)
     half = np.zeros_like(mean)
     if n > 1:
@@ -196,6 +239,16 @@ class SweepSummary:
         p, a = self.best
         return float(self.curve[p, a])
 
+    def only(self, p: int) -> SweepSummary:
+        """The ``p``-th n or λ alone: what sweeping it by itself gives (lanes are independent)."""
+        one = slice(p, p + 1)
+        return dataclasses.replace(
+            self, params=self.params[one], curve=self.curve[one],
+            curve_half=self.curve_half[one], by_episode=self.by_episode[one],
+            by_episode_half=self.by_episode_half[one], values=self.values[one],
+            values_half=self.values_half[one], first_run=self.first_run[one],
+            diverged=self.diverged[one])
+
 
 @dataclass(frozen=True)
 class Sweep:
@@ -219,14 +272,16 @@ class Sweep:
         """Means over runs with 95% bands (t-intervals), as drawn."""
         curve, curve_half = _mean_band(self.average_error, axis=2)
         by_ep, by_ep_half = _mean_band(self.errors, axis=2)
-        ok = np.isfinite(self.values).all(axis=2)
-        safe = np.where(np.isfinite(self.values), self.values, 0.0)
-        values, values_half = _mean_band(safe, axis=2)
-        nan = np.full_like(values, np.nan)
+        if self.diverged_in.any():  # NaN once a run diverged: the mean of the others is not shown
+            ok = np.isfinite(self.values).all(axis=2)
+            values, values_half = _mean_band(np.where(ok[:, :, None], self.values, 0.0), axis=2)
+            values, values_half = np.where(ok, values, np.nan), np.where(ok, values_half, np.nan)
+        else:
+            values, values_half = _mean_band(self.values, axis=2)
         return SweepSummary(
             method=self.method, params=self.params, alphas=self.alphas, curve=curve,
             curve_half=curve_half, by_episode=by_ep, by_episode_half=by_ep_half,
-            values=np.where(ok, values, nan), values_half=np.where(ok, values_half, nan),
+            values=values, values_half=values_half,
             first_run=self.values[:, :, 0], diverged=(self.diverged_in > 0).sum(axis=2),
             true_values=self.true_values, runs=int(self.values.shape[2]),
             episodes=int(self.values.shape[3] - 1),
@@ -235,13 +290,16 @@ class Sweep:
 
 def _sweep(method: str, lanes: _Lanes, snaps: np.ndarray, diverged: np.ndarray,
            params: np.ndarray, alphas: np.ndarray, gamma: float) -> Sweep:
-    """Package an engine's snapshots ``[R, M, E+1, S]`` (positions) as a ``Sweep``."""
+    """Package an engine's snapshots ``[M, ..., R, E+1, S]`` as a ``Sweep``.
+
+    ``M × ...`` is ``P × A``; ``diverged`` is ``[R * M]`` by lane, or ``[A, R * P]`` with TD(λ)'s
+    step sizes in front.
+    """
     runs = lanes.runs
     p, a = params.size, alphas.size
-    n_runs, n_eps = runs.n_runs, runs.n_episodes
-    v = lanes.in_run_order(snaps).reshape(n_runs, p, a, n_eps + 1, -1)[..., 1:-1]
-    v = np.moveaxis(v, 0, 2)  # [P, A, R, E+1, n]
-    div = np.moveaxis(lanes.in_run_order(diverged).reshape(n_runs, p, a), 0, 2)
+    v = snaps.reshape(p, a, *snaps.shape[-3:])[..., 1:-1]  # [P, A, R, E+1, n]
+    by_run = diverged.reshape(*diverged.shape[:-1], -1, lanes.m)[..., lanes.position, :]
+    div = np.moveaxis(np.moveaxis(by_run, -2, -1), -2, 0).reshape(p, a, -1)  # [P, A, R]
     return _finish(method, runs.walk, params, alphas, gamma, v, div)
 
 
@@ -249,7 +307,8 @@ def _finish(method: str, walk: Walk, params: np.ndarray, alphas: np.ndarray, gam
             v: np.ndarray, div: np.ndarray) -> Sweep:
     """A ``Sweep`` from the estimates ``[P, A, R, E+1, n]``: errors, and NaN after divergence."""
     truth = true_values(walk, gamma)[1:-1]
-    errors = np.sqrt(np.square(v - truth).mean(axis=-1))
+    gap = v - truth
+    errors = np.sqrt(np.square(gap, out=gap).mean(axis=-1))
     values = v
     if div.any():
         n_eps = v.shape[3] - 1
@@ -301,17 +360,17 @@ def n_step_td(runs: Runs, *, ns: Sequence[int], alphas: Sequence[float],
         boot[step, pos, i] = runs.next_states[run, last]
     discount = np.tile(np.repeat(gamma ** ns_.astype(np.float64), a), n_runs)
     alpha = np.tile(alphas_, n_runs * p)
-    v = lanes.arrange(_start_values(runs.walk, (n_runs, p, a)))
+    v = lanes.start(runs.walk)
     snaps = lanes.snapshots(v)
-    m, n_cols = p * a, v.shape[-1]
+    m = p * a
     for k in range(n_steps):
         na = lanes.active[k]
-        rows = v[:na].reshape(na * m, n_cols)
-        n_step_td_step(rows, lanes.states[k, :na].repeat(m),
-                       reward_sums[k, :na].repeat(a), boot[k, :na].repeat(a),
-                       discount[: na * m], alpha[: na * m])
+        if k in lanes.shrinks:
+            (v,) = lanes.narrow(k, v)
+        n_step_td_step(v, lanes.states[k, :na].repeat(m), reward_sums[k, :na].repeat(a),
+                       boot[k, :na].repeat(a), discount[: na * m], alpha[: na * m])
         lanes.record(snaps, v, k)
-    return _sweep("n_step", lanes, snaps, np.zeros((n_runs, m), dtype=np.int64), ns_, alphas_,
+    return _sweep("n_step", lanes, snaps, np.zeros(n_runs * m, dtype=np.int64), ns_, alphas_,
                   gamma)
 
 
@@ -349,39 +408,42 @@ def td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence[float],
     lams_, alphas_ = _grid("λ", lams), _grid("α", alphas)
     gamma = _unit("γ", gamma)
     p, a = lams_.size, alphas_.size
-    m = p * a
-    lanes = _Lanes(runs, m)
+    lanes = _Lanes(runs, p)  # a lane per run and λ; its step sizes share its trace
     n_runs = len(lanes.order)
-    v = lanes.arrange(_start_values(runs.walk, (n_runs, p, a)))
-    z = np.zeros_like(v)
+    v = lanes.start(runs.walk)[None].repeat(a, axis=0)  # [A, S, R * P]
+    z = np.zeros(v.shape[1:])
     dv = np.zeros_like(v) if offline else None
-    n_cols = v.shape[-1]
-    snaps = lanes.snapshots(v)
-    lam = np.tile(np.repeat(lams_, a), n_runs)
-    alpha = np.tile(alphas_, n_runs * p)
-    diverged = np.zeros((n_runs, m), dtype=np.int64)
-    alpha_of = alpha.reshape(n_runs, m)  # the same array, by position and lane
+    snaps = lanes.snapshots(v)  # [P, A, R, E+1, S]
+    lam = np.tile(lams_, n_runs)
+    alpha = np.repeat(alphas_[:, None], n_runs * p, axis=1)  # [A, R * P]
+    diverged = np.zeros(alpha.shape, dtype=np.int64)
     for k in range(lanes.states.shape[0]):
         na = lanes.active[k]
-        z[lanes.first.at(k)] = 0.0
-        rows, width = slice(0, na * m), (na * m, n_cols)
+        if k in lanes.shrinks and dv is None:
+            v, z = lanes.narrow(k, v, z)
+        elif k in lanes.shrinks:
+            v, z, dv = lanes.narrow(k, v, z, dv)
+        starting = lanes.first[k]
+        if starting is not None:
+            z[:, lanes.columns(starting)] = 0.0
+        n = na * p
         delta = td_lambda_step(
-            v[:na].reshape(width), z[:na].reshape(width), lanes.states[k, :na].repeat(m),
-            lanes.rewards[k, :na].repeat(m), lanes.next_states[k, :na].repeat(m),
-            gamma=gamma, lam=lam[rows], alpha=alpha[rows],
-            out=None if dv is None else dv[:na].reshape(width))
-        ended = lanes.last.at(k)
-        bad = None
-        if dv is None and (np.abs(delta) > DIVERGED).any():
-            bad = np.zeros((n_runs, m), dtype=bool)
-            bad[:na] = (np.abs(delta) > DIVERGED).reshape(na, m)
-        elif dv is not None and ended.size:
-            v[ended] += dv[ended]  # the episode's summed updates, at its end
-            dv[ended] = 0.0
-            bad = np.zeros((n_runs, m), dtype=bool)
-            bad[ended] = np.abs(v[ended]).max(axis=-1) > DIVERGED
-        if bad is not None:
-            _freeze(alpha_of, diverged, bad, lanes.episode[k])
+            v, z, lanes.states[k, :na].repeat(p), lanes.rewards[k, :na].repeat(p),
+            lanes.next_states[k, :na].repeat(p), gamma=gamma, lam=lam[:n], alpha=alpha[:, :n],
+            out=dv)
+        if dv is None:
+            _check(delta, alpha, diverged, v, lanes, k)
+        else:
+            ended = lanes.last[k]
+            if ended is not None:
+                cols = lanes.columns(ended)
+                v[..., cols] += dv[..., cols]  # the episode's summed updates, at its end
+                dv[..., cols] = 0.0
+                bad = np.abs(v[..., cols]).max(axis=-2) > DIVERGED  # [A, lanes ended]
+                if bad.any():
+                    alpha_, diverged_ = alpha[:, cols], diverged[:, cols]
+                    _freeze(alpha_, diverged_, bad, lanes.episode[k, ended].repeat(p))
+                    alpha[:, cols], diverged[:, cols] = alpha_, diverged_
         lanes.record(snaps, v, k)
     return _sweep("offline_td_lambda" if offline else "td_lambda", lanes, snaps, diverged,
                   lams_, alphas_, gamma)
@@ -409,30 +471,27 @@ def true_online_td_lambda(runs: Runs, *, lams: Sequence[float], alphas: Sequence
     m = p * a
     lanes = _Lanes(runs, m)
     n_runs = len(lanes.order)
-    v = lanes.arrange(_start_values(runs.walk, (n_runs, p, a)))
+    v = lanes.start(runs.walk)
     z = np.zeros_like(v)
-    v_old = np.zeros((n_runs, m))
-    n_cols = v.shape[-1]
+    v_old = np.zeros(v.shape[1])
     snaps = lanes.snapshots(v)
     lam = np.tile(np.repeat(lams_, a), n_runs)
     alpha = np.tile(alphas_, n_runs * p)
-    alpha_of = alpha.reshape(n_runs, m)
-    diverged = np.zeros((n_runs, m), dtype=np.int64)
+    diverged = np.zeros(n_runs * m, dtype=np.int64)
     for k in range(lanes.states.shape[0]):
         na = lanes.active[k]
-        starting = lanes.first.at(k)
-        z[starting] = 0.0
-        v_old[starting] = 0.0
-        rows, width = slice(0, na * m), (na * m, n_cols)
+        if k in lanes.shrinks:
+            v, z, v_old = lanes.narrow(k, v, z, v_old)
+        starting = lanes.first[k]
+        if starting is not None:
+            cols = lanes.columns(starting)
+            z[:, cols] = 0.0
+            v_old[cols] = 0.0
+        rows = slice(0, na * m)
         delta = true_online_td_lambda_step(
-            v[:na].reshape(width), z[:na].reshape(width), v_old[:na].reshape(-1),
-            lanes.states[k, :na].repeat(m), lanes.rewards[k, :na].repeat(m),
-            lanes.next_states[k, :na].repeat(m), gamma=gamma, lam=lam[rows],
-            alpha=alpha[rows])
-        if (np.abs(delta) > DIVERGED).any():
-            bad = np.zeros((n_runs, m), dtype=bool)
-            bad[:na] = (np.abs(delta) > DIVERGED).reshape(na, m)
-            _freeze(alpha_of, diverged, bad, lanes.episode[k])
+            v, z, v_old, lanes.states[k, :na].repeat(m), lanes.rewards[k, :na].repeat(m),
+            lanes.next_states[k, :na].repeat(m), gamma=gamma, lam=lam[rows], alpha=alpha[rows])
+        _check(delta, alpha, diverged, v, lanes, k)
         lanes.record(snaps, v, k)
     return _sweep("true_online", lanes, snaps, diverged, lams_, alphas_, gamma)
 
@@ -451,7 +510,7 @@ def _offline_engine(runs: Runs, alphas: np.ndarray, params: np.ndarray, update) 
         s, r, done = runs.states[run, step], runs.rewards[run, step], runs.dones[run, step]
         for i in range(p):
             update(v[:, i], run, s, r, done, i, alpha[:, i])
-        _freeze(alpha, diverged, np.abs(v).max(axis=-1) > DIVERGED, np.full(n_runs, e))
+        _freeze(alpha, diverged, np.abs(v).max(axis=-1) > DIVERGED, e)
         snaps[:, :, :, e + 1] = v
     return snaps, diverged
 

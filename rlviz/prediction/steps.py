@@ -1,7 +1,7 @@
 """The readable steps: n-step TD, TD(λ), true online TD(λ) and the offline λ-return update.
 
-Each is written once, on arrays with one row per lane, so one call serves one lane or ten
-thousand.
+Each is written once, on arrays with one column per lane (``v[s, lane]``), so one call serves one
+lane or ten thousand.
 """
 
 from __future__ import annotations
@@ -22,19 +22,22 @@ __all__ = [
 
 # --------------------------------------------------------------------------- the steps
 def _cells(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A block of rows ``[L, S]`` as one flat array, and where each row starts in it.
+    """A block of lanes ``[..., S, L]`` as one flat array, and where each lane's state 0 is.
 
-    ``flat[at + s]`` is ``v[lane, s]`` for every lane at once: one index array instead of two,
-    several times faster for the tens of thousands of lanes of a sweep.
+    ``flat[at + s * L]`` is ``v[..., s, lane]`` for every lane at once (``at`` is ``[..., L]``):
+    one index array instead of two or three, several times faster for the tens of thousands of
+    lanes of a sweep.
     """
     if not v.flags.c_contiguous:  # a reshaped copy would take the updates and drop them
-        raise ValueError("the rows must be one contiguous block")
-    return v.reshape(-1), _row_starts(v.shape[0], v.shape[1])
+        raise ValueError("the lanes must be one contiguous block")
+    return v.reshape(-1), _state_zero(v.shape)
 
 
-@functools.lru_cache(maxsize=64)
-def _row_starts(rows: int, cols: int) -> np.ndarray:
-    at = np.arange(0, rows * cols, cols)
+@functools.lru_cache(maxsize=256)
+def _state_zero(shape: tuple[int, ...]) -> np.ndarray:
+    *lead, n_states, lanes = shape
+    blocks = np.arange(int(np.prod(lead, dtype=np.int64))) * (n_states * lanes)
+    at = (blocks[:, None] + np.arange(lanes)).reshape(*lead, lanes)
     at.setflags(write=False)
     return at
 
@@ -51,7 +54,7 @@ def n_step_td_step(v, s_tau, reward_sum, s_boot, discount, alpha):
     ``R_T`` and the bootstrap is the terminal state, worth 0.
 
     Args:
-        v: ``[L, S]`` values, one row per lane, terminal columns 0 (updated in place).
+        v: ``[S, L]`` values, one column per lane, terminal rows 0 (updated in place).
         s_tau: ``[L]`` the state ``S_τ`` being updated.
         reward_sum: ``[L]`` the discounted rewards ``R_{τ+1} … R_{min(τ+n, T)}``.
         s_boot: ``[L]`` ``S_{τ+n}``, or the terminal state when the episode ends first.
@@ -61,9 +64,10 @@ def n_step_td_step(v, s_tau, reward_sum, s_boot, discount, alpha):
     Returns:
         ``[L]`` the targets ``G_{τ:τ+n}``.
     """
-    flat, at = _cells(v)
-    g = reward_sum + discount * flat[at + s_boot]
-    cell = at + s_tau
+    flat, at = _cells(v)  # flat[at + s * L] is v[s, lane]
+    n = v.shape[-1]
+    g = reward_sum + discount * flat[at + s_boot * n]
+    cell = at + s_tau * n
     old = flat[cell]
     flat[cell] = old + alpha * (g - old)
     return g
@@ -77,31 +81,35 @@ def td_lambda_step(v, z, s, r, s_next, *, gamma, lam, alpha, out=None):
         \delta = R_{t+1} + \gamma V(S_{t+1}) - V(S_t), \qquad
         V \leftarrow V + \alpha\,\delta\, z
 
-    Tabular, so ``∇V(S_t)`` is 1 at ``S_t`` and 0 elsewhere. Online, the increment goes into
-    ``v`` itself; with offline updates it goes into ``out``, added to ``v`` at the episode's end
-    (so every TD error of the episode is measured with the values of its start).
+    Tabular, so ``∇V(S_t)`` is 1 at ``S_t`` and 0 elsewhere. The trace does not depend on the
+    values, so a lane's step sizes share it: ``v`` has a row of lanes per step size. Online, the
+    increment goes into ``v`` itself; with offline updates it goes into ``out``, added to ``v``
+    at the episode's end (so every TD error of the episode is measured with the values of its
+    start).
 
     Args:
-        v: ``[L, S]`` values, terminal columns 0 (updated in place unless ``out`` is given).
-        z: ``[L, S]`` eligibility traces, 0 at an episode's start (updated in place).
+        v: ``[A, S, L]`` values of ``L`` lanes (a run and a λ), each at ``A`` step sizes,
+            terminal rows 0 (updated in place unless ``out`` is given).
+        z: ``[S, L]`` eligibility traces, 0 at an episode's start (updated in place).
         s: ``[L]`` ``S_t``.
         r: ``[L]`` ``R_{t+1}``.
         s_next: ``[L]`` ``S_{t+1}`` (a terminal state at the episode's end).
         gamma: Discount ``γ``.
         lam: ``[L]`` trace decay ``λ`` of each lane.
-        alpha: ``[L]`` step size of each lane.
-        out: ``[L, S]`` where the increment ``αδz`` is added, or None for ``v``.
+        alpha: ``[A, L]`` step sizes.
+        out: ``[A, S, L]`` where the increment ``αδz`` is added, or None for ``v``.
 
     Returns:
-        ``[L]`` the TD errors ``δ``.
+        ``[A, L]`` the TD errors ``δ``.
     """
-    flat, at = _cells(v)
-    cell = at + s
-    z *= (gamma * lam)[:, None]
-    _cells(z)[0][cell] += 1.0
-    delta = r + gamma * flat[at + s_next] - flat[cell]
+    flat, at = _cells(v)  # flat[at + s * L] is v[:, s, lane]
+    z_flat, z_at = _cells(z)
+    n = v.shape[-1]
+    z *= gamma * lam
+    z_flat[z_at + s * n] += 1.0
+    delta = r + gamma * flat[at + s_next * n] - flat[at + s * n]
     target = v if out is None else out
-    target += (alpha * delta)[:, None] * z
+    target += (alpha * delta)[:, None, :] * z
     return delta
 
 
@@ -118,8 +126,8 @@ def true_online_td_lambda_step(v, z, v_old, s, r, s_next, *, gamma, lam, alpha):
     before the update (van Seijen, Mahmood, Pilarski, Machado & Sutton 2016, JMLR 17:145).
 
     Args:
-        v: ``[L, S]`` values ``w`` (updated in place).
-        z: ``[L, S]`` dutch traces, 0 at an episode's start (updated in place).
+        v: ``[S, L]`` values ``w``, one column per lane (updated in place).
+        z: ``[S, L]`` dutch traces, 0 at an episode's start (updated in place).
         v_old: ``[L]`` ``V_old``, 0 at an episode's start (updated in place to ``V'``).
         s: ``[L]`` ``S_t``.
         r: ``[L]`` ``R_{t+1}``.
@@ -131,16 +139,17 @@ def true_online_td_lambda_step(v, z, v_old, s, r, s_next, *, gamma, lam, alpha):
     Returns:
         ``[L]`` the TD errors ``δ``.
     """
-    flat, at = _cells(v)
+    flat, at = _cells(v)  # flat[at + s * L] is v[s, lane]
     z_flat = _cells(z)[0]
-    cell = at + s
-    v_s, v_next = flat[cell], flat[at + s_next]
+    n = v.shape[-1]
+    cell = at + s * n
+    v_s, v_next = flat[cell], flat[at + s_next * n]
     delta = r + gamma * v_next - v_s
     decay = gamma * lam
     z_s = z_flat[cell]  # zᵀx before the update
-    z *= decay[:, None]
+    z *= decay
     z_flat[cell] += 1.0 - alpha * decay * z_s
-    v += (alpha * (delta + v_s - v_old))[:, None] * z
+    v += (alpha * (delta + v_s - v_old)) * z
     flat[cell] -= alpha * (v_s - v_old)
     v_old[:] = v_next
     return delta
@@ -180,12 +189,21 @@ def offline_lambda_return_update(v, run, states, rewards, dones, *, gamma, lam, 
     shape = values.shape
     g = returns.lambda_returns(np.broadcast_to(rewards, shape), values, gamma=gamma, lam=lam,
                                dones=np.broadcast_to(dones, shape))
-    step = alpha[run].T  # [A, N]
-    step = step * (1.0 - step) ** _later_visits(run * n_states + states)  # the moves in turn
+    later = _later_visits(run * n_states + states)  # [N] visits to the same state after this
+    kept = _powers(1.0 - alpha, int(later.max()))  # [R, A, J+1] (1 − α)^j
+    step = alpha[run].T * kept[run, :, later].T  # [A, N] α(1 − α)^later: the moves in turn
     cell = (run * n_alphas + np.arange(n_alphas)[:, None]) * n_states + states  # [A, N]
     v += np.bincount(cell.ravel(), weights=(step * (g - values)).ravel(),
                      minlength=v.size).reshape(v.shape)
     return g
+
+
+def _powers(base: np.ndarray, top: int) -> np.ndarray:
+    """``[..., top + 1]`` ``base^0 … base^top``, by repeated multiplication."""
+    out = np.empty((*base.shape, top + 1))
+    out[..., 0] = 1.0
+    out[..., 1:] = base[..., None]
+    return np.multiply.accumulate(out, axis=-1, out=out)
 
 
 def _later_visits(key: np.ndarray) -> np.ndarray:

@@ -91,14 +91,14 @@ def n_step_backup(runs: Runs, *, n: int, alpha: float, episode: int, tau: int,
     sums = returns.n_step_returns(r, np.zeros(total), gamma=gamma, n=n, dones=d)
     k = np.arange(total)
     boot = runs.next_states[0, np.minimum(k + n - 1, runs.episode_end[0, :total])]
-    v = _start_values(runs.walk, (1, 1, 1)).reshape(1, -1)
+    v = _start_values(runs.walk, (1,)).T.copy()  # [S, 1]: one lane
     discount = gamma**n
     at = int(runs.starts[0, episode]) + tau
     states = runs.states[0, :total]
     for step in range(at):
         n_step_td_step(v, states[step : step + 1], sums[step : step + 1],
                        boot[step : step + 1], discount, np.array([alpha]))
-    before = v[0].copy()
+    before = v[:, 0].copy()
     s_tau, s_boot = int(states[at]), int(boot[at])
     g = n_step_td_step(v, states[at : at + 1], sums[at : at + 1], boot[at : at + 1], discount,
                        np.array([alpha]))
@@ -110,7 +110,7 @@ def n_step_backup(runs: Runs, *, n: int, alpha: float, episode: int, tau: int,
         rewards=runs.rewards[0, ep].copy(), used=used, bootstraps=tau + n < length,
         values=before, reward_sum=float(sums[at]), discount=discount,
         boot_value=float(before[s_boot]), target=float(g[0]), old_value=float(before[s_tau]),
-        new_value=float(v[0, s_tau]), made_at=min(tau + n, length) - 1,
+        new_value=float(v[s_tau, 0]), made_at=min(tau + n, length) - 1,
     )
 
 
@@ -174,10 +174,10 @@ def true_online_steps(states, rewards, next_states, dones, v0, *, gamma, lam, al
 
     One lane of ``true_online_td_lambda_step``; arguments as ``online_lambda_return``.
     """
-    v = np.array(v0, dtype=np.float64)[None, :].copy()
+    v = np.array(v0, dtype=np.float64)[:, None].copy()  # [S, 1]: one lane
     z = np.zeros_like(v)
     v_old = np.zeros(1)
-    out = [v[0].copy()]
+    out = [v[:, 0].copy()]
     starts = np.r_[True, np.asarray(dones)[:-1]]
     lam_, alpha_ = np.array([lam], dtype=np.float64), np.array([alpha], dtype=np.float64)
     for k in range(len(states)):
@@ -186,7 +186,7 @@ def true_online_steps(states, rewards, next_states, dones, v0, *, gamma, lam, al
             v_old[:] = 0.0
         true_online_td_lambda_step(v, z, v_old, states[k : k + 1], rewards[k : k + 1],
                                    next_states[k : k + 1], gamma=gamma, lam=lam_, alpha=alpha_)
-        out.append(v[0].copy())
+        out.append(v[:, 0].copy())
     return np.array(out)
 
 
@@ -224,15 +224,16 @@ def episode_views(runs: Runs, *, lam: float, alpha: float) -> tuple[np.ndarray, 
     lam, alpha = _unit("λ", lam), _unit("α", alpha)
     ep = runs.episode(0, 0)
     s, r, s1 = runs.states[0, ep], runs.rewards[0, ep], runs.next_states[0, ep]
-    v = _start_values(runs.walk, (1,))
-    z, dv = np.zeros_like(v), np.zeros_like(v)
+    v = _start_values(runs.walk, (1,)).T[None].copy()  # [1, S, 1]: one lane, one α
+    z, dv = np.zeros_like(v[0]), np.zeros_like(v)
     lam_, alpha_ = np.array([lam]), np.array([alpha])
     for t in range(s.size):
         td_lambda_step(v, z, s[t : t + 1], r[t : t + 1], s1[t : t + 1], gamma=1.0, lam=lam_,
-                       alpha=alpha_, out=dv)
-    forward = lambda_return_increments(v, s[None], r[None], s1[None], np.ones((1, s.size), bool),
-                                       gamma=1.0, lam=lam_, alpha=alpha_)
-    return forward[0, 1:-1], dv[0, 1:-1]
+                       alpha=alpha_[:, None], out=dv)
+    forward = lambda_return_increments(v[0].T, s[None], r[None], s1[None],
+                                       np.ones((1, s.size), bool), gamma=1.0, lam=lam_,
+                                       alpha=alpha_)
+    return forward[0, 1:-1], dv[0, 1:-1, 0]
 
 
 def _gap(a: np.ndarray, b: np.ndarray, *before: np.ndarray) -> tuple[float, int]:
