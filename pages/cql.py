@@ -217,7 +217,8 @@ with ui.page("cql", intro=INTRO) as page:
     ])
     learners = [offline.train_table] if (one or p.model == "table") else []
     learners += [offline.train_mlp] if p.model == "mlp" else []
-    page.source(offline.offline_loss, *learners, offline.cql_gap, offline.cql_fixed_point,
+    page.source(offline.offline_loss, offline.offline_loss_grad, *learners, offline.cql_gap,
+                offline.cql_fixed_point,
                 offline.one_state_experiment if one else offline.grid_experiment)
     d = res.data
     page.export(figures=figures, data=lambda: {

@@ -103,13 +103,14 @@ def train_table(
 ) -> Training:
     r"""Tabular offline Q-learning with the CQL(H) regulariser, one table per α, trained together.
 
-    Full-batch gradient descent with heavy-ball momentum on the loss of ``offline_loss`` with
-    targets from the current table, ``y_i = r_i + γ (1 - done_i) max_a' Q(s'_i, a')`` (no
-    gradient through y). Each transition is weighted ``w_i = 1 / n(s_i)``, the inverse count of
-    its state: states decouple in a table, so this diagonal preconditioner leaves the minimiser
-    unchanged and lets rarely visited states learn as fast as common ones. With one state it is
-    the plain mean, the loss of ``one_state_fixed_point``. Pairs the data never shows keep their
-    initial values for α = 0 and are pushed down by ``α softmax(Q)`` otherwise.
+    Full-batch gradient descent with heavy-ball momentum on the loss of ``offline_loss`` (its
+    gradient from ``offline_loss_grad``) with targets from the current table,
+    ``y_i = r_i + γ (1 - done_i) max_a' Q(s'_i, a')`` (no gradient through y). Each transition
+    is weighted ``w_i = 1 / n(s_i)``, the inverse count of its state: states decouple in a
+    table, so this diagonal preconditioner leaves the minimiser unchanged and lets rarely
+    visited states learn as fast as common ones. With one state it is the plain mean, the loss
+    of ``one_state_fixed_point``. Pairs the data never shows keep their initial values for
+    α = 0 and are pushed down by ``α softmax(Q)`` otherwise.
 
     Source: Kumar, Zhou, Tucker & Levine (2020), "Conservative Q-Learning for Offline
     Reinforcement Learning", eq. 4 (CQL(H)); Ernst, Geurts & Wehenkel (2005), fitted Q-iteration.
@@ -266,8 +267,10 @@ def train_mlp(
     Adam on the mean loss of ``offline_loss`` (weights ``1/N``), targets
     ``y = r + γ (1 - done) max_a' Q_target(s', a')`` from a target network, a copy of the
     weights refreshed every ``target_every`` steps (so the targets are recomputed only then).
-    The networks of all α start from the same weights; they are
-    stored with a leading batch dimension and evaluated with batched matrix products.
+    The gradient with respect to the network's values comes from ``offline_loss_grad`` and is
+    backpropagated through the layers by hand. The networks of all α start from the same
+    weights; they are stored with a leading batch dimension and evaluated with batched matrix
+    products.
 
     Source: Kumar et al. (2020), eq. 4; Riedmiller (2005), neural fitted Q-iteration.
 
