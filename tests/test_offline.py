@@ -90,7 +90,8 @@ def test_closed_form_gradient_equals_autograd_of_the_loss(grid):
     leaf = q.clone().requires_grad_(True)
     loss = offline.offline_loss(leaf, rows.states, rows.actions, y, alphas, rows.weights)[0]
     (expected,) = torch.autograd.grad(loss.sum(), [leaf])
-    grad = offline.offline_loss_grad(q, rows.states, rows.actions, y, alphas, rows.weights)
+    grad = offline.offline_loss_grad(q, rows.per_pair(rows.weights),
+                                     rows.per_pair(rows.weights * y), alphas)
     np.testing.assert_allclose(grad.numpy(), expected.numpy(), rtol=1e-12, atol=1e-14)
 
 
@@ -98,9 +99,8 @@ def test_closed_form_gradient_by_hand():
     """One state, p̂ = (½, ½, 0): ∂L/∂Q_a = p̂_a (Q_a − r̄_a) + α (π_a − p̂_a)."""
     q = t([[[0.0, 1.0, 2.0]]])
     pi = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
-    grad = offline.offline_loss_grad(q, torch.tensor([0, 0]), torch.tensor([0, 1]),
-                                     t([[1.0, 3.0]]), t([0.5]), t([0.5, 0.5]))
     p_hat, rbar = np.array([0.5, 0.5, 0.0]), np.array([1.0, 3.0, 0.0])
+    grad = offline.offline_loss_grad(q, t(p_hat[None]), t((p_hat * rbar)[None, None]), t([0.5]))
     np.testing.assert_allclose(grad.numpy()[0, 0],
                                p_hat * ([0.0, 1.0, 2.0] - rbar) + 0.5 * (pi - p_hat), atol=1e-15)
 

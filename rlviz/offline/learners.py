@@ -156,15 +156,17 @@ def train_table(
     rec = _Recorder(_record_at(steps, records))
     y = None
     with torch.inference_mode():  # the gradient has a closed form: no autograd bookkeeping
+        p_hat = rows.per_pair(rows.weights)
         for step in range(int(steps) + 1):
             if y is None or gamma > 0:  # without bootstrapping the targets are the rewards
                 y = bellman_targets(q, rows.rewards, rows.next_states, rows.dones, gamma)
+                y_sum = rows.per_pair(rows.weights * y)
             if step in rec.at:
                 loss, td, gap = offline_loss(q, rows.states, rows.actions, y, alpha, rows.weights)
                 rec(step, q, loss + rows.spread, td + rows.spread, gap)
             if step == steps:
                 break
-            opt.step([offline_loss_grad(q, rows.states, rows.actions, y, alpha, rows.weights)])
+            opt.step([offline_loss_grad(q, p_hat, y_sum, alpha)])
     return rec.result(alphas, q, "table")
 
 
@@ -318,16 +320,18 @@ def train_mlp(
     opt = optim.Adam([theta], lr=lr)
     rec = _Recorder(_record_at(steps, records))
     with torch.inference_mode():  # gradients by hand: no autograd bookkeeping
+        p_hat = rows.per_pair(rows.weights)
         for step in range(int(steps) + 1):
             output, units = _mlp(layers, x)
             q = as_q(output)
             if step % target_every == 0:
                 y = bellman_targets(q, rows.rewards, rows.next_states, rows.dones, gamma)
+                y_sum = rows.per_pair(rows.weights * y)
             if step in rec.at:
                 loss, td, gap = offline_loss(q, rows.states, rows.actions, y, alpha, rows.weights)
                 rec(step, q, loss + rows.spread, td + rows.spread, gap)
             if step == steps:
                 break
-            grad_q = offline_loss_grad(q, rows.states, rows.actions, y, alpha, rows.weights)
+            grad_q = offline_loss_grad(q, p_hat, y_sum, alpha)
             opt.step([_mlp_backward(layers, x, units, as_q(grad_q))])
     return rec.result(alphas, q, "mlp")

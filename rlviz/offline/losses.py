@@ -88,44 +88,37 @@ def offline_loss(
 
 def offline_loss_grad(
     q: torch.Tensor,
-    states: torch.Tensor,
-    actions: torch.Tensor,
-    targets: torch.Tensor,
+    pair_weight: torch.Tensor,
+    pair_target: torch.Tensor,
     alphas: torch.Tensor,
-    weights: torch.Tensor,
 ) -> torch.Tensor:
     r"""The gradient of ``offline_loss`` with respect to every action value, in closed form.
 
-    Differentiating ``L`` (targets held fixed), with ``π(·|s) = softmax Q(s, ·)`` and
-    ``W(s) = Σ_{i: s_i = s} w_i`` the weight of the state's transitions:
+    Differentiating ``L`` (targets held fixed), with ``π(·|s) = softmax Q(s, ·)``,
+    ``p̂(s, a) = Σ_{i: (s_i, a_i) = (s, a)} w_i`` the weight of a pair's transitions and
+    ``p̂(s) = Σ_a p̂(s, a)`` the state's:
 
-    ``∂L/∂Q(s, a) = Σ_{i: (s_i, a_i) = (s, a)} w_i (Q(s, a) - y_i - α) + α W(s) π(a|s)``.
+    ``∂L/∂Q(s, a) = p̂(s, a) (Q(s, a) - α) - Σ_{i: (s_i, a_i) = (s, a)} w_i y_i + α p̂(s) π(a|s)``.
 
-    The TD error pulls each logged pair towards its targets; the regulariser lifts the logged
-    pairs by α and presses every action of a logged state down in proportion to its softmax
-    mass. With one state and ``w_i = 1/N`` it reads ``p̂_a (Q_a - r̄_a) + α (π_a - p̂_a)``, the
-    equation ``one_state_fixed_point`` solves. It equals autograd's gradient of the loss
-    (tested) at a fraction of the cost, which matters over thousands of training steps.
+    The TD error pulls each logged pair towards its mean target; the regulariser lifts the
+    logged pairs by α and presses every action of a logged state down in proportion to its
+    softmax mass. With one state it reads ``p̂_a (Q_a - r̄_a) + α (π_a - p̂_a)``, the equation
+    ``one_state_fixed_point`` solves. It equals autograd's gradient of the loss (tested), and
+    the data enters only through the two sums, computed once per set of targets: each of the
+    thousands of training steps is a few operations on the table.
 
     Args:
         q: ``[B, S, A]`` action values, one table per learner.
-        states: ``[N]`` logged states.
-        actions: ``[N]`` logged actions.
-        targets: ``[B, N]`` Bellman targets.
+        pair_weight: ``[S, A]`` ``p̂(s, a)``, the summed weight of each pair's transitions.
+        pair_target: ``[B, S, A]`` each pair's summed ``w_i y_i`` (``_Rows.per_pair``).
         alphas: ``[B]`` CQL weight α of each learner.
-        weights: ``[N]`` weight of each transition.
 
     Returns:
         ``[B, S, A]`` the gradient of each learner's total loss.
     """
-    batch, n_states, n_actions = q.shape
-    pair = states * n_actions + actions  # [N] where each logged pair sits in a flat table
-    q_sa = q.reshape(batch, -1).index_select(1, pair)
-    per_pair = weights * (q_sa - targets - alphas[:, None])  # [B, N]
-    grad = q.new_zeros(batch, n_states * n_actions).index_add_(1, pair, per_pair)
-    state_weight = q.new_zeros(n_states).index_add_(0, states, weights)  # W(s)
-    push = (alphas[:, None, None] * state_weight[:, None]) * _softmax(q)
-    return grad.view_as(q) + push
+    alpha = alphas[:, None, None]
+    state_weight = pair_weight.sum(dim=-1, keepdim=True)  # p̂(s)
+    return pair_weight * (q - alpha) - pair_target + (alpha * state_weight) * _softmax(q)
 
 
 def _softmax(q: torch.Tensor) -> torch.Tensor:
@@ -154,6 +147,16 @@ class _Rows:
     rewards: torch.Tensor  # [M] mean reward of the group
     weights: torch.Tensor  # [M] total weight of the group's transitions
     spread: float  # ½ Σ_i w_i (r_i - r̄_group)², the TD loss's constant part
+    pairs: torch.Tensor  # [M] index of the group's (s, a) in a flattened [S, A] table
+    n_states: int
+    n_actions: int
+
+    def per_pair(self, values: torch.Tensor) -> torch.Tensor:
+        """``[..., S, A]``: ``values [..., M]`` summed over the groups of each (s, a) pair."""
+        lead = values.shape[:-1]
+        sums = values.new_zeros(*lead, self.n_states * self.n_actions)
+        sums.index_add_(len(lead), self.pairs, values)
+        return sums.view(*lead, self.n_states, self.n_actions)
 
 
 def _rows(data: Dataset, per_state: bool, dtype: torch.dtype = torch.float64) -> _Rows:
@@ -171,5 +174,6 @@ def _rows(data: Dataset, per_state: bool, dtype: torch.dtype = torch.float64) ->
     return _Rows(
         states=t(uniq[0]), actions=t(uniq[1]), next_states=t(uniq[2]), dones=t(uniq[3] == 1),
         rewards=t(mean_r, dtype=dtype), weights=t(np.bincount(inverse, w_each), dtype=dtype),
-        spread=spread,
+        spread=spread, pairs=t(uniq[0] * data.n_actions + uniq[1]), n_states=data.n_states,
+        n_actions=data.n_actions,
     )
