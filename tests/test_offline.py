@@ -319,15 +319,19 @@ def test_batched_learners_equal_separate_runs():
     np.testing.assert_allclose(mlp.q[1], alone.q[0], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("sizes", [[1, 8, 8, 1], [6, 8, 8, 4]])
-def test_backpropagation_by_hand_equals_autograd(sizes):
-    """The one-state network (one input, one output: the broadcast products) and a grid's."""
+@pytest.mark.parametrize("sizes, one_hot", [([1, 8, 8, 1], 0), ([6, 8, 8, 4], 0),
+                                            ([9, 8, 8, 4], 7)])
+def test_backpropagation_by_hand_equals_autograd(sizes, one_hot):
+    """The one-state network (one input, one output: the broadcast products), a grid's, and a
+    grid's whose input starts with a one-hot code of the state (read as a lookup)."""
     from rlviz.offline.learners import _mlp, _mlp_backward, _mlp_init
 
     gen = torch.Generator().manual_seed(0)
     theta, _ = _mlp_init(sizes, 3, gen)
     theta = theta.double() + 0.1 * torch.randn(theta.shape, generator=gen, dtype=torch.float64)
     x = torch.randn(3, 7, sizes[0], generator=gen, dtype=torch.float64)
+    if one_hot:
+        x[:, :, :one_hot] = torch.eye(one_hot, dtype=torch.float64)
     upstream = torch.randn(3, 7, sizes[-1], generator=gen, dtype=torch.float64)
 
     def layers_of(flat):
@@ -341,11 +345,12 @@ def test_backpropagation_by_hand_equals_autograd(sizes):
         return out
 
     leaf = theta.clone().requires_grad_(True)
-    output, _ = _mlp(layers_of(leaf), x)
-    (expected,) = torch.autograd.grad((output * upstream).sum(), [leaf])
-    output, hidden = _mlp(layers_of(theta), x)
-    assert ((hidden[0] == 0).any() and (hidden[0] > 0).any())  # both sides of the ReLUs
-    grad = _mlp_backward(layers_of(theta), x, hidden, upstream)
+    dense, _ = _mlp(layers_of(leaf), x)  # the plain product with the whole input
+    (expected,) = torch.autograd.grad((dense * upstream).sum(), [leaf])
+    output, hidden = _mlp(layers_of(theta), x, one_hot)
+    np.testing.assert_allclose(output.numpy(), dense.detach().numpy(), rtol=1e-12, atol=1e-14)
+    assert (hidden[0] == 0).any() and (hidden[0] > 0).any()  # both sides of the ReLUs
+    grad = _mlp_backward(layers_of(theta), x, hidden, upstream, one_hot)
     np.testing.assert_allclose(grad.numpy(), expected.numpy(), rtol=1e-12, atol=1e-14)
 
 

@@ -206,15 +206,29 @@ def _product(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return torch.bmm(a, b)
 
 
-def _mlp(layers: Sequence[tuple[torch.Tensor, torch.Tensor]], x: torch.Tensor):
-    """``[B, M, in] -> [B, M, out]``, ReLU between layers; also the hidden layers' outputs."""
+def _mlp(
+    layers: Sequence[tuple[torch.Tensor, torch.Tensor]], x: torch.Tensor, one_hot: int = 0
+):
+    """``[B, M, in] -> [B, M, out]``, ReLU between layers; also the hidden layers' outputs.
+
+    With ``one_hot = M`` the input's first ``M`` columns are the identity (a one-hot code of each
+    row, as the grid's states are given), so the first layer adds those rows of its weights
+    instead of multiplying by the identity: ``[I | x'] W = W[:M] + x' W[M:]``.
+    """
     hidden = []
     for i, (w, b) in enumerate(layers):
-        x = torch.baddbmm(b, x, w) if min(x.shape[2], w.shape[2]) > 1 else _product(x, w) + b
+        if i == 0 and one_hot:
+            x = _affine(x[:, :, one_hot:], w[:, one_hot:], b).add_(w[:, :one_hot])
+        else:
+            x = _affine(x, w, b)
         if i < len(layers) - 1:
             x = x.relu_()
             hidden.append(x)
     return x, hidden
+
+
+def _affine(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return torch.baddbmm(b, x, w) if min(x.shape[2], w.shape[2]) > 1 else _product(x, w) + b
 
 
 def _mlp_backward(
@@ -222,19 +236,21 @@ def _mlp_backward(
     x: torch.Tensor,
     hidden: Sequence[torch.Tensor],
     grad_out: torch.Tensor,
+    one_hot: int = 0,
 ) -> torch.Tensor:
     """Backpropagation through ``_mlp``: the gradient of every weight, laid out as ``_mlp_init``'s.
 
     For a layer ``z = h W + b`` with output gradient ``g``: ``∂W = hᵀ g``, ``∂b = Σ_rows g``, and
-    ``g Wᵀ`` flows to ``h``, times ReLU's slope (1 where the unit is on, else 0). Written out
-    because autograd's bookkeeping costs more than these few products on networks this small
-    (a test checks it against autograd).
+    ``g Wᵀ`` flows to ``h``, times ReLU's slope (1 where the unit is on, else 0); a one-hot
+    block of the input gets ``Iᵀ g = g``. Written out because autograd's bookkeeping costs more
+    than these few products on networks this small (a test checks it against autograd).
 
     Args:
         layers: The network, as ``_mlp_init`` returns it.
         x: ``[B, M, in]`` the input of the forward pass.
         hidden: The hidden outputs of that pass.
         grad_out: ``[B, M, out]`` gradient of the loss with respect to the network's output.
+        one_hot: As for ``_mlp``.
 
     Returns:
         ``[P]`` the gradient of the flat weights.
@@ -244,7 +260,11 @@ def _mlp_backward(
     g = grad_out
     for i in reversed(range(len(layers))):
         h = inputs[i]
-        grads += [g.sum(dim=1, keepdim=True), _product(h.transpose(1, 2), g)]
+        if i == 0 and one_hot:
+            dw = torch.cat([g, _product(h[:, :, one_hot:].transpose(1, 2), g)], dim=1)
+        else:
+            dw = _product(h.transpose(1, 2), g)
+        grads += [g.sum(dim=1, keepdim=True), dw]
         if i > 0:
             g = _product(g, layers[i][0].transpose(1, 2)).mul_(h.sign())  # h >= 0: slope 0 or 1
     return torch.cat([t.reshape(-1) for t in reversed(grads)])
@@ -311,6 +331,8 @@ def train_mlp(
     out = 1 if per_action else data.n_actions
     theta, layers = _mlp_init([feats.shape[1], hidden, hidden, out], batch, gen)
     x = feats.expand(batch, -1, -1)
+    one_hot = n_rows if feats.shape[1] >= n_rows and torch.equal(
+        feats[:, :n_rows], torch.eye(n_rows)) else 0
 
     def as_q(t):  # [B, rows, out] -> [B, S, A]: per-action outputs are a column (and back)
         return t.transpose(1, 2) if per_action else t
@@ -322,7 +344,7 @@ def train_mlp(
     with torch.inference_mode():  # gradients by hand: no autograd bookkeeping
         p_hat = rows.per_pair(rows.weights)
         for step in range(int(steps) + 1):
-            output, units = _mlp(layers, x)
+            output, units = _mlp(layers, x, one_hot)
             q = as_q(output)
             if step % target_every == 0:
                 y = bellman_targets(q, rows.rewards, rows.next_states, rows.dones, gamma)
@@ -333,5 +355,5 @@ def train_mlp(
             if step == steps:
                 break
             grad_q = offline_loss_grad(q, p_hat, y_sum, alpha)
-            opt.step([_mlp_backward(layers, x, units, as_q(grad_q))])
+            opt.step([_mlp_backward(layers, x, units, as_q(grad_q), one_hot)])
     return rec.result(alphas, q, "mlp")
