@@ -207,6 +207,12 @@ with ui.page("cql", intro=INTRO) as page:
          r"y = r + \gamma (1-d) \max_{a'} Q_{\bar\theta}(s',a')"),
         ("The regulariser is never negative",
          r"\log\sum_{a'} e^{Q(s,a')} \;\ge\; \max_{a'} Q(s,a') \;\ge\; Q(s,a)"),
+        ("Its gradient, the step every learner takes (p̂(s, a): the weight of the pair's "
+         "transitions, ȳ(s, a): their mean target; the network passes it on to its weights by "
+         "the chain rule)",
+         r"\frac{\partial L}{\partial Q(s,a)} = \hat p(s,a)\big(Q(s,a) - \bar y(s,a)\big) + "
+         r"\alpha\big(\hat p(s)\,\pi(a|s) - \hat p(s,a)\big),\quad "
+         r"\pi = \mathrm{softmax}\,Q(s,\cdot)"),
         ("One state: set the gradient to zero (p̂ₐ = nₐ/N, π = softmax Q)",
          r"\hat p_a (Q_a - \bar r_a) + \alpha(\pi_a - \hat p_a) = 0 \;\Rightarrow\; "
          r"Q_a = \bar r_a + \alpha\Big(1 - \frac{\pi_a}{\hat p_a}\Big),\qquad "
@@ -217,7 +223,8 @@ with ui.page("cql", intro=INTRO) as page:
     ])
     learners = [offline.train_table] if (one or p.model == "table") else []
     learners += [offline.train_mlp] if p.model == "mlp" else []
-    page.source(offline.offline_loss, *learners, offline.cql_gap, offline.cql_fixed_point,
+    page.source(offline.offline_loss, offline.offline_loss_grad, *learners, offline.cql_gap,
+                offline.cql_fixed_point,
                 offline.one_state_experiment if one else offline.grid_experiment)
     d = res.data
     page.export(figures=figures, data=lambda: {

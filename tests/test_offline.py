@@ -73,6 +73,38 @@ def test_offline_loss_by_hand():
     np.testing.assert_allclose(loss.numpy(), [0.25, 0.25 + 2 * gap[1].item()])
 
 
+@pytest.mark.parametrize("grid", [True, False])
+def test_closed_form_gradient_equals_autograd_of_the_loss(grid):
+    if grid:  # repeated pairs, states the data never visits, terminal transitions
+        prob = offline.grid_problem("cliff", epsilon=0.3, slip=0.2)
+        data = offline.sample_grid(prob.mdp, prob.behaviour, 300, np.random.default_rng(2))
+    else:  # one state, a window of actions
+        data = offline.sample_one_state(offline.one_state_problem(n_actions=9), 40,
+                                        np.random.default_rng(2))
+    assert (data.counts.sum(axis=1) == 0).any() == grid
+    rows = offline._rows(data, per_state=grid)
+    gen = torch.Generator().manual_seed(1)
+    q = 3 * torch.randn(4, data.n_states, data.n_actions, generator=gen, dtype=torch.float64)
+    alphas = t([0.0, 0.3, 2.0, 10.0])
+    y = offline.bellman_targets(q, rows.rewards, rows.next_states, rows.dones, 0.9)
+    leaf = q.clone().requires_grad_(True)
+    loss = offline.offline_loss(leaf, rows.states, rows.actions, y, alphas, rows.weights)[0]
+    (expected,) = torch.autograd.grad(loss.sum(), [leaf])
+    grad = offline.offline_loss_grad(q, rows.per_pair(rows.weights),
+                                     rows.per_pair(rows.weights * y), alphas)
+    np.testing.assert_allclose(grad.numpy(), expected.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_closed_form_gradient_by_hand():
+    """One state, p̂ = (½, ½, 0): ∂L/∂Q_a = p̂_a (Q_a − r̄_a) + α (π_a − p̂_a)."""
+    q = t([[[0.0, 1.0, 2.0]]])
+    pi = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
+    p_hat, rbar = np.array([0.5, 0.5, 0.0]), np.array([1.0, 3.0, 0.0])
+    grad = offline.offline_loss_grad(q, t(p_hat[None]), t((p_hat * rbar)[None, None]), t([0.5]))
+    np.testing.assert_allclose(grad.numpy()[0, 0],
+                               p_hat * ([0.0, 1.0, 2.0] - rbar) + 0.5 * (pi - p_hat), atol=1e-15)
+
+
 @pytest.mark.parametrize("per_state", [True, False])
 def test_grouped_rows_give_the_same_loss_and_gradient_as_every_transition(per_state):
     prob = offline.grid_problem("cliff", epsilon=0.5, slip=0.2)
@@ -285,6 +317,41 @@ def test_batched_learners_equal_separate_runs():
     alone = offline.train_mlp(data, [2.0], prob.positions[:, None], per_action=True, steps=60,
                               hidden=8, seed=3)
     np.testing.assert_allclose(mlp.q[1], alone.q[0], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("sizes, one_hot", [([1, 8, 8, 1], 0), ([6, 8, 8, 4], 0),
+                                            ([9, 8, 8, 4], 7)])
+def test_backpropagation_by_hand_equals_autograd(sizes, one_hot):
+    """The one-state network (one input, one output: the broadcast products), a grid's, and a
+    grid's whose input starts with a one-hot code of the state (read as a lookup)."""
+    from rlviz.offline.learners import _mlp, _mlp_backward, _mlp_init
+
+    gen = torch.Generator().manual_seed(0)
+    theta, _ = _mlp_init(sizes, 3, gen)
+    theta = theta.double() + 0.1 * torch.randn(theta.shape, generator=gen, dtype=torch.float64)
+    x = torch.randn(3, 7, sizes[0], generator=gen, dtype=torch.float64)
+    if one_hot:
+        x[:, :, :one_hot] = torch.eye(one_hot, dtype=torch.float64)
+    upstream = torch.randn(3, 7, sizes[-1], generator=gen, dtype=torch.float64)
+
+    def layers_of(flat):
+        out, start = [], 0
+        for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+            w = flat[start : start + 3 * fan_in * fan_out].view(3, fan_in, fan_out)
+            start += w.numel()
+            b = flat[start : start + 3 * fan_out].view(3, 1, fan_out)
+            start += b.numel()
+            out.append((w, b))
+        return out
+
+    leaf = theta.clone().requires_grad_(True)
+    dense, _ = _mlp(layers_of(leaf), x)  # the plain product with the whole input
+    (expected,) = torch.autograd.grad((dense * upstream).sum(), [leaf])
+    output, hidden = _mlp(layers_of(theta), x, one_hot)
+    np.testing.assert_allclose(output.numpy(), dense.detach().numpy(), rtol=1e-12, atol=1e-14)
+    assert (hidden[0] == 0).any() and (hidden[0] > 0).any()  # both sides of the ReLUs
+    grad = _mlp_backward(layers_of(theta), x, hidden, upstream, one_hot)
+    np.testing.assert_allclose(grad.numpy(), expected.numpy(), rtol=1e-12, atol=1e-14)
 
 
 def test_same_seed_same_learners_different_seed_different():
@@ -513,6 +580,17 @@ def test_grid_figures_draw_routes_and_shared_colour_limits(grid_table):
     assert f"route: earns {res.true_return[7]:.2f}" in routes
     data = figs.grid_data(res)
     assert any(t.name == "behaviour's safe path" for t in data.data)
+
+
+@pytest.mark.parametrize("name", list(offline.GRIDS))
+def test_sparse_policy_values_equal_the_dense_solve_for_stochastic_policies(name):
+    problem = offline.grid_problem(name, epsilon=0.3, gamma=0.95, slip=0.1)
+    mdp, rng = problem.mdp, np.random.default_rng(3)
+    random = rng.dirichlet(np.ones(mdp.n_actions), size=mdp.n_states)
+    policies = np.stack([problem.behaviour, random])
+    expected = [policy_value(mdp, pi, 0.95) for pi in policies]
+    np.testing.assert_allclose(offline._policy_values(mdp, policies, 0.95), expected,
+                               rtol=1e-12, atol=1e-11)
 
 
 @pytest.mark.parametrize("name", list(offline.GRIDS))

@@ -58,6 +58,7 @@ from rlviz.offline.losses import (
     bellman_targets,
     cql_gap,
     offline_loss,
+    offline_loss_grad,
 )
 from rlviz.offline.oracle import (
     FixedPoint,
@@ -82,6 +83,9 @@ from rlviz.offline.problems import (
 )
 from rlviz.offline.problems import (
     _optimal_q as _optimal_q,
+)
+from rlviz.offline.problems import (
+    _policy_values as _policy_values,
 )
 
 __all__ = [
@@ -110,6 +114,7 @@ __all__ = [
     "one_state_fixed_point",
     "one_state_problem",
     "offline_loss",
+    "offline_loss_grad",
     "sample_grid",
     "sample_one_state",
     "train_mlp",

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlviz.mdp import TabularMDP, policy_value
+from rlviz.mdp import TabularMDP
 from rlviz.offline.learners import Training, train_mlp, train_table
 from rlviz.offline.oracle import _softmax, exact_fitted_q, one_state_fixed_point
 from rlviz.offline.problems import (
@@ -14,6 +14,7 @@ from rlviz.offline.problems import (
     Dataset,
     GridProblem,
     OneStateProblem,
+    _policy_values,
     grid_problem,
     one_state_problem,
     sample_grid,
@@ -40,27 +41,12 @@ def _greedy_returns(mdp: TabularMDP, q: np.ndarray, gamma: float) -> np.ndarray:
     """
     greedy = q.reshape(-1, mdp.n_states, mdp.n_actions).argmax(axis=2)
     distinct, which = np.unique(greedy, axis=0, return_inverse=True)
-    values = np.concatenate([_start_values(mdp, distinct[i : i + 64], gamma)
-                             for i in range(0, len(distinct), 64)])
-    return values[which.reshape(-1)].reshape(q.shape[:-2])
+    return _start_values(mdp, distinct, gamma)[which.reshape(-1)].reshape(q.shape[:-2])
 
 
 def _start_values(mdp: TabularMDP, actions: np.ndarray, gamma: float) -> np.ndarray:
-    """``[P]`` value at the start of each deterministic policy ``actions [P, S]``, exactly.
-
-    The linear systems ``(I - γ P_π) v = r_π`` of all the policies in one batched solve
-    (``rlviz.mdp.policy_value`` solves one; terminal states get the row ``v = 0``).
-    """
-    n_pol, n_states = actions.shape
-    rows = np.arange(n_states)
-    nxt, prob = mdp.next_state[rows, actions], mdp.prob[rows, actions]  # [P, S, K]
-    live = ~mdp.terminal
-    system = np.zeros((n_pol, n_states, n_states))
-    system[:, rows, rows] = 1.0
-    weight = np.where(live[None, :, None], -gamma * prob, 0.0)
-    np.add.at(system, (np.arange(n_pol)[:, None, None], rows[None, :, None], nxt), weight)
-    reward = np.where(live, mdp.R[rows, actions], 0.0)  # [P, S]
-    return np.linalg.solve(system, reward[..., None])[..., 0] @ mdp.start
+    """``[P]`` value at the start of each deterministic policy ``actions [P, S]``, exactly."""
+    return _policy_values(mdp, np.eye(mdp.n_actions)[actions], gamma) @ mdp.start
 
 
 def error_split(q: np.ndarray, truth: np.ndarray, counts: np.ndarray):
@@ -335,6 +321,6 @@ def grid_experiment(
         problem=problem, data=data, training=training,
         true_return=_greedy_returns(mdp, training.q, gamma),
         return_history=_greedy_returns(mdp, training.q_history, gamma).T,
-        behaviour_return=float(policy_value(mdp, problem.behaviour, gamma)[start]),
+        behaviour_return=float(_policy_values(mdp, problem.behaviour[None], gamma)[0, start]),
         optimal_return=float(problem.q_star[start].max()),
     )

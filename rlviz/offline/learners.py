@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from rlviz import optim
-from rlviz.offline.losses import _rows, bellman_targets, offline_loss
+from rlviz.offline.losses import _rows, bellman_targets, offline_loss, offline_loss_grad
 from rlviz.offline.problems import MAX_STEPS, Dataset
 
 __all__ = [
@@ -103,13 +103,14 @@ def train_table(
 ) -> Training:
     r"""Tabular offline Q-learning with the CQL(H) regulariser, one table per α, trained together.
 
-    Full-batch gradient descent with heavy-ball momentum on the loss of ``offline_loss`` with
-    targets from the current table, ``y_i = r_i + γ (1 - done_i) max_a' Q(s'_i, a')`` (no
-    gradient through y). Each transition is weighted ``w_i = 1 / n(s_i)``, the inverse count of
-    its state: states decouple in a table, so this diagonal preconditioner leaves the minimiser
-    unchanged and lets rarely visited states learn as fast as common ones. With one state it is
-    the plain mean, the loss of ``one_state_fixed_point``. Pairs the data never shows keep their
-    initial values for α = 0 and are pushed down by ``α softmax(Q)`` otherwise.
+    Full-batch gradient descent with heavy-ball momentum on the loss of ``offline_loss`` (its
+    gradient from ``offline_loss_grad``) with targets from the current table,
+    ``y_i = r_i + γ (1 - done_i) max_a' Q(s'_i, a')`` (no gradient through y). Each transition
+    is weighted ``w_i = 1 / n(s_i)``, the inverse count of its state: states decouple in a
+    table, so this diagonal preconditioner leaves the minimiser unchanged and lets rarely
+    visited states learn as fast as common ones. With one state it is the plain mean, the loss
+    of ``one_state_fixed_point``. Pairs the data never shows keep their initial values for
+    α = 0 and are pushed down by ``α softmax(Q)`` otherwise.
 
     Source: Kumar, Zhou, Tucker & Levine (2020), "Conservative Q-Learning for Offline
     Reinforcement Learning", eq. 4 (CQL(H)); Ernst, Geurts & Wehenkel (2005), fitted Q-iteration.
@@ -149,51 +150,124 @@ def train_table(
     rows = _rows(data, per_state=True)
     gen = torch.Generator().manual_seed(int(seed))
     q0 = init_std * torch.randn(data.n_states, data.n_actions, generator=gen, dtype=torch.float64)
-    q = q0.expand(len(alphas), -1, -1).clone().requires_grad_(True)
+    q = q0.expand(len(alphas), -1, -1).clone()
     alpha = torch.tensor(alphas)
     opt = optim.SGD([q], lr=lr, momentum=momentum)
     rec = _Recorder(_record_at(steps, records))
     y = None
-    for step in range(int(steps) + 1):
-        if y is None or gamma > 0:  # without bootstrapping the targets are the rewards
-            with torch.no_grad():
+    with torch.inference_mode():  # the gradient has a closed form: no autograd bookkeeping
+        p_hat = rows.per_pair(rows.weights)
+        for step in range(int(steps) + 1):
+            if y is None or gamma > 0:  # without bootstrapping the targets are the rewards
                 y = bellman_targets(q, rows.rewards, rows.next_states, rows.dones, gamma)
-        loss, td, gap = offline_loss(q, rows.states, rows.actions, y, alpha, rows.weights)
-        rec(step, q, loss + rows.spread, td + rows.spread, gap)
-        if step == steps:
-            break
-        opt.step(torch.autograd.grad(loss.sum(), [q]))
+                y_sum = rows.per_pair(rows.weights * y)
+            if step in rec.at:
+                loss, td, gap = offline_loss(q, rows.states, rows.actions, y, alpha, rows.weights)
+                rec(step, q, loss + rows.spread, td + rows.spread, gap)
+            if step == steps:
+                break
+            opt.step([offline_loss_grad(q, p_hat, y_sum, alpha)])
     return rec.result(alphas, q, "table")
 
 
-def _mlp_init(sizes: Sequence[int], batch: int, gen: torch.Generator) -> list[torch.Tensor]:
-    """Layers ``[B, in, out]`` and biases ``[B, out]``, the same for every learner.
+def _mlp_init(
+    sizes: Sequence[int], batch: int, gen: torch.Generator
+) -> tuple[torch.Tensor, list[tuple[torch.Tensor, torch.Tensor]]]:
+    """``batch`` copies of one network, their weights in one flat tensor.
 
-    Uniform in ±1/sqrt(in), PyTorch's default for ``nn.Linear``.
+    Returns the flat tensor and each layer's ``(W [B, in, out], b [B, 1, out])`` as views into
+    it. Uniform in ±1/sqrt(in), PyTorch's default for ``nn.Linear``. Being one tensor, the
+    weights take an optimiser step in a handful of operations.
     """
-    params = []
+    parts = []
     for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
         bound = 1.0 / math.sqrt(fan_in)
         w = (torch.rand(fan_in, fan_out, generator=gen, dtype=torch.float32) * 2 - 1) * bound
         b = (torch.rand(fan_out, generator=gen, dtype=torch.float32) * 2 - 1) * bound
-        params += [w.expand(batch, -1, -1).clone(), b.expand(batch, -1).clone()]
-    return [p.requires_grad_(True) for p in params]
+        parts += [w.expand(batch, -1, -1), b.expand(batch, 1, -1)]
+    theta = torch.cat([p.reshape(-1) for p in parts])
+    views, start = [], 0
+    for p in parts:
+        views.append(theta[start : start + p.numel()].view(p.shape))
+        start += p.numel()
+    return theta, list(zip(views[::2], views[1::2], strict=True))
 
 
-def _mlp(params: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
-    """``[B, M, in] -> [B, M, out]``, ReLU between layers."""
-    n = len(params) // 2
-    for i in range(n):
-        w, b = params[2 * i], params[2 * i + 1]
-        if w.shape[1] == 1:  # one input: a broadcast product, no matrix multiply needed
-            x = x * w + b.unsqueeze(1)
-        elif w.shape[2] == 1:  # one output
-            x = (x * w.transpose(1, 2)).sum(dim=-1, keepdim=True) + b.unsqueeze(1)
+def _product(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``a @ b`` for ``[B, m, k] @ [B, k, n]``; with ``k = 1`` or ``n = 1`` as a broadcast.
+
+    Matrix products with a length-1 side are several times slower than the same numbers as an
+    elementwise product (and a sum): the one-state network has one input and one output.
+    """
+    if a.shape[2] == 1:
+        return a * b
+    if b.shape[2] == 1:
+        return (a * b.transpose(1, 2)).sum(dim=2, keepdim=True)
+    return torch.bmm(a, b)
+
+
+def _mlp(
+    layers: Sequence[tuple[torch.Tensor, torch.Tensor]], x: torch.Tensor, one_hot: int = 0
+):
+    """``[B, M, in] -> [B, M, out]``, ReLU between layers; also the hidden layers' outputs.
+
+    With ``one_hot = M`` the input's first ``M`` columns are the identity (a one-hot code of each
+    row, as the grid's states are given), so the first layer adds those rows of its weights
+    instead of multiplying by the identity: ``[I | x'] W = W[:M] + x' W[M:]``.
+    """
+    hidden = []
+    for i, (w, b) in enumerate(layers):
+        if i == 0 and one_hot:
+            x = _affine(x[:, :, one_hot:], w[:, one_hot:], b).add_(w[:, :one_hot])
         else:
-            x = torch.baddbmm(b.unsqueeze(1), x, w)
-        if i < n - 1:
-            x = torch.relu(x)
-    return x
+            x = _affine(x, w, b)
+        if i < len(layers) - 1:
+            x = x.relu_()
+            hidden.append(x)
+    return x, hidden
+
+
+def _affine(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return torch.baddbmm(b, x, w) if min(x.shape[2], w.shape[2]) > 1 else _product(x, w) + b
+
+
+def _mlp_backward(
+    layers: Sequence[tuple[torch.Tensor, torch.Tensor]],
+    x: torch.Tensor,
+    hidden: Sequence[torch.Tensor],
+    grad_out: torch.Tensor,
+    one_hot: int = 0,
+) -> torch.Tensor:
+    """Backpropagation through ``_mlp``: the gradient of every weight, laid out as ``_mlp_init``'s.
+
+    For a layer ``z = h W + b`` with output gradient ``g``: ``∂W = hᵀ g``, ``∂b = Σ_rows g``, and
+    ``g Wᵀ`` flows to ``h``, times ReLU's slope (1 where the unit is on, else 0); a one-hot
+    block of the input gets ``Iᵀ g = g``. Written out because autograd's bookkeeping costs more
+    than these few products on networks this small (a test checks it against autograd).
+
+    Args:
+        layers: The network, as ``_mlp_init`` returns it.
+        x: ``[B, M, in]`` the input of the forward pass.
+        hidden: The hidden outputs of that pass.
+        grad_out: ``[B, M, out]`` gradient of the loss with respect to the network's output.
+        one_hot: As for ``_mlp``.
+
+    Returns:
+        ``[P]`` the gradient of the flat weights.
+    """
+    inputs = [x, *hidden]
+    grads = []
+    g = grad_out
+    for i in reversed(range(len(layers))):
+        h = inputs[i]
+        if i == 0 and one_hot:
+            dw = torch.cat([g, _product(h[:, :, one_hot:].transpose(1, 2), g)], dim=1)
+        else:
+            dw = _product(h.transpose(1, 2), g)
+        grads += [g.sum(dim=1, keepdim=True), dw]
+        if i > 0:
+            g = _product(g, layers[i][0].transpose(1, 2)).mul_(h.sign())  # h >= 0: slope 0 or 1
+    return torch.cat([t.reshape(-1) for t in reversed(grads)])
 
 
 def train_mlp(
@@ -215,8 +289,10 @@ def train_mlp(
     Adam on the mean loss of ``offline_loss`` (weights ``1/N``), targets
     ``y = r + γ (1 - done) max_a' Q_target(s', a')`` from a target network, a copy of the
     weights refreshed every ``target_every`` steps (so the targets are recomputed only then).
-    The networks of all α start from the same weights; they are
-    stored with a leading batch dimension and evaluated with batched matrix products.
+    The gradient with respect to the network's values comes from ``offline_loss_grad`` and is
+    backpropagated through the layers by hand. The networks of all α start from the same
+    weights; they are stored with a leading batch dimension and evaluated with batched matrix
+    products.
 
     Source: Kumar et al. (2020), eq. 4; Riedmiller (2005), neural fitted Q-iteration.
 
@@ -253,25 +329,31 @@ def train_mlp(
     batch = len(alphas)
     gen = torch.Generator().manual_seed(int(seed))
     out = 1 if per_action else data.n_actions
-    params = _mlp_init([feats.shape[1], hidden, hidden, out], batch, gen)
+    theta, layers = _mlp_init([feats.shape[1], hidden, hidden, out], batch, gen)
     x = feats.expand(batch, -1, -1)
+    one_hot = n_rows if feats.shape[1] >= n_rows and torch.equal(
+        feats[:, :n_rows], torch.eye(n_rows)) else 0
 
-    def values(ps):
-        q = _mlp(ps, x)  # [B, rows, out]
-        return q.transpose(1, 2) if per_action else q  # [B, S, A]
+    def as_q(t):  # [B, rows, out] -> [B, S, A]: per-action outputs are a column (and back)
+        return t.transpose(1, 2) if per_action else t
 
     rows = _rows(data, per_state=False, dtype=torch.float32)
     alpha = torch.tensor(alphas, dtype=torch.float32)
-    opt = optim.Adam(params, lr=lr)
+    opt = optim.Adam([theta], lr=lr)
     rec = _Recorder(_record_at(steps, records))
-    for step in range(int(steps) + 1):
-        q = values(params)
-        if step % target_every == 0:
-            with torch.no_grad():
+    with torch.inference_mode():  # gradients by hand: no autograd bookkeeping
+        p_hat = rows.per_pair(rows.weights)
+        for step in range(int(steps) + 1):
+            output, units = _mlp(layers, x, one_hot)
+            q = as_q(output)
+            if step % target_every == 0:
                 y = bellman_targets(q, rows.rewards, rows.next_states, rows.dones, gamma)
-        loss, td, gap = offline_loss(q, rows.states, rows.actions, y, alpha, rows.weights)
-        rec(step, q, loss + rows.spread, td + rows.spread, gap)
-        if step == steps:
-            break
-        opt.step(torch.autograd.grad(loss.sum(), params))
-    return rec.result(alphas, values(params), "mlp")
+                y_sum = rows.per_pair(rows.weights * y)
+            if step in rec.at:
+                loss, td, gap = offline_loss(q, rows.states, rows.actions, y, alpha, rows.weights)
+                rec(step, q, loss + rows.spread, td + rows.spread, gap)
+            if step == steps:
+                break
+            grad_q = offline_loss_grad(q, p_hat, y_sum, alpha)
+            opt.step([_mlp_backward(layers, x, units, as_q(grad_q), one_hot)])
+    return rec.result(alphas, q, "mlp")
