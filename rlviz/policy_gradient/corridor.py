@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import expit
 
 from rlviz.errors import InputError
 
@@ -266,6 +267,10 @@ def _theta(theta) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- the policy
+_GAPS = np.array([[1.0, -1.0], [-1.0, 1.0]])
+"""``θ @ _GAPS`` = ``[θ_right − θ_left, θ_left − θ_right]``: each action's lead in preference."""
+
+
 def softmax(h: np.ndarray) -> np.ndarray:
     r"""``e^{h_a} / Σ_b e^{h_b}`` over the last axis, the largest preference subtracted first."""
     h = np.asarray(h, dtype=np.float64)
@@ -278,8 +283,8 @@ def policy(theta: np.ndarray) -> np.ndarray:
 
     With the book's one-hot features ``h(s, a, θ) = θ_a`` in every state (eq. 13.2), and with two
     actions the softmax is the logistic function of the gap in preferences,
-    ``π(a) = 1 / (1 + e^{−(h(a) − h(b))}) = (1 + tanh((h(a) − h(b)) / 2)) / 2``, ``b`` the other
-    action (the tanh form cannot overflow).
+    ``π(a) = 1 / (1 + e^{−(h(a) − h(b))})``, ``b`` the other action (``scipy.special.expit``,
+    which cannot overflow).
 
     Args:
         theta: ``[..., 2]`` preferences (right, left), one row per run.
@@ -287,7 +292,7 @@ def policy(theta: np.ndarray) -> np.ndarray:
     Returns:
         ``[..., 2]`` π(right), π(left).
     """
-    return 0.5 + 0.5 * np.tanh(0.5 * (theta - theta[..., ::-1]))
+    return expit(theta @ _GAPS)
 
 
 def score(pi: np.ndarray, action: np.ndarray, features: np.ndarray = FEATURES) -> np.ndarray:
@@ -305,5 +310,5 @@ def score(pi: np.ndarray, action: np.ndarray, features: np.ndarray = FEATURES) -
         ``[..., d]``.
     """
     if features is FEATURES:  # one-hot: Σ_b π(b) x(s, b) is π itself
-        return FEATURES[action] - pi
+        return FEATURES.take(action, axis=0) - pi
     return features[action] - pi @ features
