@@ -53,7 +53,8 @@ NEXT = np.array([[1, 0], [0, 2], [3, 1], [3, 3]], dtype=np.intp)
 In the second state (index 1), the reversed one, right leads back to S and left on to the
 third."""
 REWARD = -1.0
-"""The reward of every step, the one into the goal included."""
+"""The reward of every step, the one into the goal included (a whole number: episodes hold
+their rewards as integers)."""
 MAX_STEPS = 2_000
 """An episode this long stops its run (see the module notes). At p = 0.05 an episode lasts that
 long with probability 4·10⁻¹³, at p = 0.95 with 3·10⁻²¹."""
