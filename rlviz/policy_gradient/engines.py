@@ -175,15 +175,14 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int, np.ndarray]
     """
     n_lanes = p_right.shape[0]
     path, end, made = _sixteen_moves()
+    # A first block four times the longest expected episode (−J(p), largest at an end of the
+    # lanes' range of p) is mostly enough; later blocks play only the lanes still going.
+    expected = max(_expected_length(float(p_right.min())), _expected_length(float(p_right.max())))
+    chunk = int(min(max(_CHUNK * math.ceil(4 * expected / _CHUNK), _CHUNK), _MAX_CHUNK))
+    rows, t0 = np.arange(n_lanes), 0
     at = np.full(n_lanes, _CODES * START, dtype=np.intp)  # 2¹⁶ × the state: a row of the table
     lengths = np.zeros(n_lanes, dtype=np.intp)
     pieces = []  # (lanes, first step, moves, states) of each block of steps
-    # A first block four times the longest expected episode (−J(p), largest at an end of the
-    # lanes' range of p) is mostly enough; later blocks play only the lanes still going.
-    ends = (min(max(float(p), 1e-6), 1.0 - 1e-6) for p in (p_right.min(), p_right.max()))
-    expected = max((4.0 - 2.0 * p) / (p * (1.0 - p)) for p in ends)
-    chunk = int(min(max(_CHUNK * math.ceil(4 * expected / _CHUNK), _CHUNK), _MAX_CHUNK))
-    rows, t0 = np.arange(n_lanes), 0
     while t0 <= max_steps and rows.size:
         p = p_right[:, None] if t0 == 0 else p_right[rows, None]
         left = uniforms(t0, chunk, rows) >= p
@@ -198,19 +197,31 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int, np.ndarray]
                 break
         visited = visited[: b + 1]
         lengths[rows] += made[visited].sum(axis=0)
-        at[rows] = here
         s = path[visited].transpose(1, 0, 2).reshape(rows.size, -1) if states else None
         pieces.append((rows, t0, left[:, : (b + 1) * _MOVES].view(np.int8), s))
+        if here.min() == _CODES * GOAL:  # every lane has finished
+            break
+        at[rows] = here
         rows = rows[here != _CODES * GOAL]
         t0 += chunk
         chunk = min(2 * chunk, _MAX_CHUNK)
-    finished = lengths <= max_steps
-    lengths = np.minimum(lengths, max_steps)
     longest = int(lengths.max())
+    if longest <= max_steps:
+        finished = np.ones(n_lanes, dtype=bool)
+    else:
+        finished = lengths <= max_steps
+        lengths = np.minimum(lengths, max_steps)
+        longest = max_steps
     A = _assemble(pieces, 2, n_lanes, longest, 0)  # LEFT = 1, RIGHT = 0 after the end
     S = _assemble(pieces, 3, n_lanes, longest, GOAL) if states else None
     return Episodes(states=S, actions=A, alive=np.arange(longest) < lengths[:, None],
                     lengths=lengths, finished=finished)
+
+
+def _expected_length(p: float) -> float:
+    """``−J(p)``, the expected number of steps of an episode (p kept off 0 and 1)."""
+    p = min(max(p, 1e-6), 1.0 - 1e-6)
+    return (4.0 - 2.0 * p) / (p * (1.0 - p))
 
 
 @dataclass(frozen=True)
@@ -405,10 +416,12 @@ def _train_monte_carlo(group: list[Method], rows: list[int], out: dict, theta0: 
     ran_away = np.full(n, -1, dtype=np.int64)
     cut = np.full(n, -1, dtype=np.int64)
     n_plain = sum(m.kind == "reinforce" for m in group)
+    edges = [c * runs for c in (0, *range(n_plain, len(group)))] + [n]
     for k in range(episodes):
         p = policy(theta)[:, RIGHT]
+        whole = lane.size == n  # no lane has stopped: the rows are the lanes
         if k:  # the policy after the last update
-            p_after[k - 1, lane] = p
+            p_after[k - 1, slice(None) if whole else lane] = p
         if used.max() >= budget:  # these have used their steps: they start no episode
             spent = used >= budget
             steps[lane[spent]], cut[lane[spent]] = used[spent], k
@@ -416,26 +429,15 @@ def _train_monte_carlo(group: list[Method], rows: list[int], out: dict, theta0: 
                                                                   used))
             if not lane.size:
                 break
+            whole = False
         ep = play_episodes(p, lambda t0, m, rows, lane=lane, base=used: streams.take(
             lane[rows], base[rows], t0, m), max_steps=max_steps)
         used = used + ep.lengths
-        lengths[k, lane] = ep.lengths
-        # Each learner's update on its own lanes (contiguous: slices, not copies).
-        edges = [0, *np.searchsorted(lane, runs * np.arange(n_plain, len(group))).tolist(),
-                 lane.size]
-        rewards, new_theta, new_w = ep.rewards, np.empty_like(theta), w.copy()
-        for c, (a, b) in enumerate(itertools.pairwise(edges)):
-            if a == b:
-                continue
-            if c == 0:  # every REINFORCE step size at once
-                new_theta[a:b] = reinforce_update(theta[a:b], ep.actions[a:b], rewards[a:b],
-                                                  alpha=alpha[a:b])
-            else:
-                m = group[n_plain + c - 1]
-                new_theta[a:b], new_w[a:b] = reinforce_baseline_update(
-                    theta[a:b], w[a:b], ep.actions[a:b], rewards[a:b], ep.alive[a:b],
-                    alpha_theta=m.alpha_theta, alpha_w=m.alpha_w)
-        theta, w = new_theta, new_w
+        lengths[k, slice(None) if whole else lane] = ep.lengths
+        if not whole:  # where each learner's lanes begin now
+            edges = [0, *np.searchsorted(lane, runs * np.arange(n_plain, len(group))).tolist(),
+                     lane.size]
+        theta, w = _update(group, n_plain, edges, ep, theta, w, alpha)
         if not ep.finished.all():  # lanes whose episode reached max_steps ran away: they stop
             keep = ep.finished
             steps[lane[~keep]], ran_away[lane[~keep]] = used[~keep], k
@@ -454,6 +456,35 @@ def _train_monte_carlo(group: list[Method], rows: list[int], out: dict, theta0: 
         out["returns"][row], out["p_right"][row] = ret, p_after[:, mine].T
         out["ran_away"][row], out["cut"][row] = ran_away[mine], cut[mine]
         out["steps"][row] = steps[mine]
+
+
+def _update(group: list[Method], n_plain: int, edges: list[int], ep: Episodes,
+            theta: np.ndarray, w: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every lane's update after its episode, each learner on its own range of lanes.
+
+    ``edges``: where the REINFORCE lanes and then each baseline learner's lanes begin (and the
+    end); a range is a slice, so the updates see views, not copies.
+    """
+    spans = [(c, a, b) for c, (a, b) in enumerate(itertools.pairwise(edges)) if b > a]
+    rewards = ep.rewards
+    if len(spans) > 1:
+        new_theta, new_w = np.empty_like(theta), w.copy()
+    for c, a, b in spans:
+        one = len(spans) == 1
+        part = slice(a, b)
+        t = ep.actions.shape[1] if one else int(ep.lengths[part].max())  # the longest here
+        actions, r = ep.actions[part, :t], rewards[part, :t]
+        if c == 0:  # every REINFORCE step size at once
+            up, w_up = reinforce_update(theta[part], actions, r, alpha=alpha[part]), w[part]
+        else:
+            m = group[n_plain + c - 1]
+            up, w_up = reinforce_baseline_update(theta[part], w[part], actions, r,
+                                                 ep.alive[part, :t], alpha_theta=m.alpha_theta,
+                                                 alpha_w=m.alpha_w)
+        if one:
+            return up, w_up
+        new_theta[part], new_w[part] = up, w_up
+    return new_theta, new_w
 
 
 def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed: int,

@@ -138,7 +138,7 @@ def reinforce_baseline_update(theta: np.ndarray, w: np.ndarray, actions: np.ndar
     deltas = (returns - trace[..., :-1]) * alive
     theta = theta + alpha_theta * episode_gradient(policy(theta), actions, deltas)
     lengths = alive.sum(axis=-1)
-    return theta, np.take_along_axis(trace, lengths[..., None], axis=-1)[..., 0]
+    return theta, trace[np.arange(len(trace)), lengths]
 
 
 # --------------------------------------------------------------------------- actor-critic
