@@ -17,8 +17,8 @@ LEARNERS = [
 LOOP_RUNS = 10
 
 
-def _three_learners():
-    return [pg.train([m], **BOOK) for m in LEARNERS]
+def _three_learners():  # as the page trains them: the Monte-Carlo pair in one lockstep
+    return pg.train(LEARNERS, **BOOK)
 
 
 def _three_learners_loop():
@@ -48,8 +48,7 @@ def study_defaults():
 # out of its 18,000 steps, and the largest gradient study at the longest episodes.
 WORST = [
     [pg.Method("reinforce", 2.0**-15), pg.Method("reinforce", 2.0**-14),
-     pg.Method("reinforce", 2.0**-13)],
-    [pg.Method("reinforce_with_baseline", 2.0**-12, 2.0**-10)],
+     pg.Method("reinforce", 2.0**-13), pg.Method("reinforce_with_baseline", 2.0**-12, 2.0**-10)],
     [pg.Method("actor_critic", 2.0**-9, 2.0**-2, critic="one_value")],
 ]
 
@@ -57,7 +56,7 @@ WORST = [
 @case("page worst case: 3 slow REINFORCE, slow baseline, wandering actor-critic, 5000-episode "
       "study at p = 0.05", group="policy_gradient", budget=2.0, repeat=3,
       note="bounded by the step budgets; shows a spinner")
-def worst_case():
+def worst_case():  # the page's two trainings: the Monte-Carlo learners, then actor-critic
     trained = [pg.train(group, **BOOK) for group in WORST]
     return trained, pg.gradient_study(0.05, episodes=5000, constant=-100.0, seed=0)
 

@@ -3,7 +3,7 @@ import rlviz.ui.boot  # noqa: F401  (first: the heavy libraries, loaded once and
 import pandas as pd
 import streamlit as st
 
-from rlviz import llm, returns, ui
+from rlviz import llm, ui
 from rlviz.errors import InputError
 from rlviz.figures import llm as figs
 from rlviz.interview.whiteboard import grpo as wb
@@ -258,7 +258,7 @@ with ui.page("grpo", intro=INTRO) as page:
     page.equations(EQUATIONS)
     page.source(llm.train_step, llm.grpo_advantages, llm.dr_grpo_advantages,
                 llm.rloo_advantages, llm.reinforce_advantages, llm.token_weights,
-                llm.policy_loss, llm.kl_estimates, llm._gae_advantages, returns.gae,
+                llm.policy_loss, llm.kl_estimates, llm._gae_advantages,
                 llm.sample_responses, llm.exact_metrics, llm.compare)
     page.export(
         figures={"reward": shown["reward"], "kl": shown["kl"], "length": shown["length"],

@@ -23,7 +23,7 @@ BOOK_SETTINGS = {"p0": 0.05, "episodes": 1000, "b_theta": -9, "b_w": -6}
 
 @ui.cached(max_entries=32, show_spinner="Training the learners…")
 def learn(group: tuple, runs: int, episodes: int, p0: float, seed: int) -> pg.Training:
-    """One learner, or REINFORCE at several step sizes (they share one lockstep)."""
+    """The Monte-Carlo learners (they share one lockstep of episodes), or actor-critic."""
     methods = [pg.Method(*spec) for spec in group]
     return pg.train(methods, runs=runs, episodes=episodes, p0=p0, seed=seed)
 
@@ -34,8 +34,8 @@ def study(p: float, n: int, constant: float, seed: int) -> pg.GradientStudy:
 
 
 def trained(specs: tuple, runs: int, episodes: int, p0: float, seed: int) -> pg.Training:
-    groups = [tuple(s for s in specs if s[0] == "reinforce")]
-    groups += [(s,) for s in specs if s[0] != "reinforce"]
+    groups = [tuple(s for s in specs if s[0] != "actor_critic")]
+    groups += [(s,) for s in specs if s[0] == "actor_critic"]
     return pg.Training.join([learn(g, runs, episodes, p0, seed) for g in groups if g])
 
 

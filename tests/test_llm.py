@@ -312,6 +312,27 @@ def test_ppo_token_advantages_with_lambda_one_are_return_minus_value():
         np.testing.assert_allclose(adv[i, counted], view.rewards[i] - v[counted], atol=1e-12)
 
 
+@pytest.mark.parametrize("lam", [0.0, 0.5, 0.95, 1.0])
+def test_ppo_token_gae_equals_the_returns_package(lam):
+    from rlviz import returns
+
+    rng = np.random.default_rng(4)
+    n, t = 40, 7  # two prompt tokens and up to five response tokens
+    length = rng.integers(1, t - 1, n)
+    pos = np.arange(t)
+    is_response = (pos >= 2) & (pos < 2 + length[:, None])
+    last = 1 + length[:, None]
+    rewards = np.where(pos == last, rng.random((n, 1)), 0.0) - 0.1 * rng.random((n, t)) * (
+        pos <= last)
+    values = rng.normal(size=(n, t))
+    adv, target = llm._gae_advantages(torch.from_numpy(rewards), torch.from_numpy(values),
+                                      torch.from_numpy(is_response), lam=lam)
+    v = np.where(pos <= last, values, 0.0)
+    expected = returns.gae(rewards, v, gamma=1.0, lam=lam, dones=pos == last)
+    np.testing.assert_allclose(adv.numpy(), expected, atol=1e-12)
+    np.testing.assert_allclose(target.numpy(), expected + v, atol=1e-12)
+
+
 def test_the_kl_study_starts_at_zero_and_k3_stays_non_negative():
     res = llm.compare(["grpo"], steps=40, seeds=1, settings=llm.Settings(lr=0.05))
     study = llm.kl_study(res, "grpo", n_samples=400, checkpoints=5)

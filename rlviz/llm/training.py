@@ -152,23 +152,32 @@ def _values_at(table, ctx) -> torch.Tensor:
 
 
 def _gae_advantages(token_rewards, values, is_response, *, lam: float):
-    """PPO's per-token advantages and value targets by ``rlviz.returns.gae`` (γ = 1).
+    r"""PPO's per-token advantages and value targets: GAE(γ = 1, λ) over the tokens.
 
     Prompt and response form one episode that terminates after the response's last token;
-    the padding after it is a run of zero rewards and zero values, so its advantages are 0.
+    after it come zero rewards and zero values, so their advantages are 0. With
+    ``δ_t = r_t + V(s_{t+1}) − V(s_t)`` (``V = 0`` past the end),
+    ``A_t = Σ_{k ≥ t} λ^{k−t} δ_k``: one product with the ``[T, T]`` matrix of ``λ^{k−t}``
+    (the same advantages as ``rlviz.returns.gae``, which a test checks). The value targets are
+    ``A_t + V(s_t)``.
+
+    Args:
+        token_rewards: ``[..., T]`` each position's reward.
+        values: ``[..., T]`` the value head at each position.
+        is_response: ``[..., T]`` the response's positions.
+        lam: GAE's λ in [0, 1].
     """
     import torch
-
-    from rlviz import returns
 
     t = is_response.shape[-1]
     last = 1 + is_response.sum(dim=-1, keepdim=True)  # position of the response's last token
     pos = torch.arange(t)
     v = torch.where(pos <= last, values, 0.0)
-    adv = returns.gae(token_rewards.reshape(-1, t).numpy(), v.reshape(-1, t).numpy(),
-                      gamma=1.0, lam=lam, dones=(pos == last).reshape(-1, t).numpy())
-    adv_t = torch.from_numpy(adv).reshape(token_rewards.shape)
-    return adv_t, adv_t + v
+    delta = token_rewards + torch.nn.functional.pad(v[..., 1:], (0, 1)) - v
+    ahead = pos[:, None] - pos  # [k, t]: k − t
+    discount = torch.where(ahead >= 0, lam ** ahead.clamp(min=0).to(torch.float64), 0.0)
+    adv = delta @ discount
+    return adv, adv + v
 
 
 def train_step(state: _State, uniforms, task: Task, settings: Settings) -> StepStats:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import expit
 
 from rlviz.errors import InputError
 
@@ -52,7 +53,8 @@ NEXT = np.array([[1, 0], [0, 2], [3, 1], [3, 3]], dtype=np.intp)
 In the second state (index 1), the reversed one, right leads back to S and left on to the
 third."""
 REWARD = -1.0
-"""The reward of every step, the one into the goal included."""
+"""The reward of every step, the one into the goal included (a whole number: episodes hold
+their rewards as integers)."""
 MAX_STEPS = 2_000
 """An episode this long stops its run (see the module notes). At p = 0.05 an episode lasts that
 long with probability 4·10⁻¹³, at p = 0.95 with 3·10⁻²¹."""
@@ -266,6 +268,10 @@ def _theta(theta) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- the policy
+_GAPS = np.array([[1.0, -1.0], [-1.0, 1.0]])
+"""``θ @ _GAPS`` = ``[θ_right − θ_left, θ_left − θ_right]``: each action's lead in preference."""
+
+
 def softmax(h: np.ndarray) -> np.ndarray:
     r"""``e^{h_a} / Σ_b e^{h_b}`` over the last axis, the largest preference subtracted first."""
     h = np.asarray(h, dtype=np.float64)
@@ -278,8 +284,8 @@ def policy(theta: np.ndarray) -> np.ndarray:
 
     With the book's one-hot features ``h(s, a, θ) = θ_a`` in every state (eq. 13.2), and with two
     actions the softmax is the logistic function of the gap in preferences,
-    ``π(a) = 1 / (1 + e^{−(h(a) − h(b))}) = (1 + tanh((h(a) − h(b)) / 2)) / 2``, ``b`` the other
-    action (the tanh form cannot overflow).
+    ``π(a) = 1 / (1 + e^{−(h(a) − h(b))})``, ``b`` the other action (``scipy.special.expit``,
+    which cannot overflow).
 
     Args:
         theta: ``[..., 2]`` preferences (right, left), one row per run.
@@ -287,7 +293,7 @@ def policy(theta: np.ndarray) -> np.ndarray:
     Returns:
         ``[..., 2]`` π(right), π(left).
     """
-    return 0.5 + 0.5 * np.tanh(0.5 * (theta - theta[..., ::-1]))
+    return expit(theta @ _GAPS)
 
 
 def score(pi: np.ndarray, action: np.ndarray, features: np.ndarray = FEATURES) -> np.ndarray:
@@ -305,5 +311,5 @@ def score(pi: np.ndarray, action: np.ndarray, features: np.ndarray = FEATURES) -
         ``[..., d]``.
     """
     if features is FEATURES:  # one-hot: Σ_b π(b) x(s, b) is π itself
-        return FEATURES[action] - pi
+        return FEATURES.take(action, axis=0) - pi
     return features[action] - pi @ features

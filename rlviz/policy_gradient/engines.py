@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -54,15 +55,16 @@ _RESTART = np.array([0, 1, 2, START], dtype=np.intp)  # the state after each, go
 class _Streams:
     """Uniform numbers per lane, each lane reading the stream of its run.
 
-    Lane ``l`` reads the stream of run ``run_of[l]`` through a window of the numbers from the
-    lane's current episode on; ``_end[l]`` is the stream index just past the window.
+    Lane ``l`` reads the stream of run ``run_of[l]`` through a window of ``width`` numbers that
+    starts at number ``_lo[l]`` of the stream; a window slides forward (to the start of the
+    lane's current episode) only when an episode needs numbers past its end.
     """
 
     def __init__(self, seed: int, runs: int, run_of: np.ndarray, width: int = 4 * _MAX_CHUNK):
         children = np.random.SeedSequence(seed).spawn(runs)
         self._gens = [np.random.default_rng(children[r]) for r in run_of]
         self._buf = np.stack([g.random(width) for g in self._gens])
-        self._end = np.full(len(run_of), width, dtype=np.int64)
+        self._lo = np.zeros(len(run_of), dtype=np.int64)
         self._views: dict[int, np.ndarray] = {}
 
     def take(self, lanes: np.ndarray, base: np.ndarray, t0: int, n: int) -> np.ndarray:
@@ -70,26 +72,30 @@ class _Streams:
 
         ``base``, the start of the lane's episode, never decreases.
         """
+        at = base - self._lo[lanes] + t0  # where the numbers start in the windows
         width = self._buf.shape[1]
-        if t0 + n > width:  # a very long episode: widen every window
-            more = np.stack([g.random(t0 + n - width) for g in self._gens])
-            lo = self._end - width
-            self._buf = np.concatenate([self._buf, more], axis=1)
-            width = t0 + n
-            self._end = lo + width
-            self._views = {}
-        short = base + (t0 + n) > self._end[lanes]
-        if short.any():
-            for lane, at in zip(lanes[short], base[short], strict=True):
-                lo = self._end[lane] - width
-                keep = self._buf[lane, at - lo:].copy()
-                self._buf[lane, : keep.size] = keep
-                self._buf[lane, keep.size:] = self._gens[lane].random(width - keep.size)
-                self._end[lane] = at + width
+        if int(at.max()) + n > width:
+            at = self._slide(lanes, base, t0, n)
         view = self._views.get(n)
         if view is None:  # every run of n numbers in the windows, without copying
             view = self._views[n] = np.lib.stride_tricks.sliding_window_view(self._buf, n, 1)
-        return view[lanes, base + t0 - (self._end[lanes] - width)]
+        return view[lanes, at]
+
+    def _slide(self, lanes: np.ndarray, base: np.ndarray, t0: int, n: int) -> np.ndarray:
+        """Make room for numbers up to ``base + t0 + n`` in every window; the new offsets."""
+        width = self._buf.shape[1]
+        if t0 + n > width:  # a very long episode: widen every window
+            more = np.stack([g.random(t0 + n - width) for g in self._gens])
+            self._buf = np.concatenate([self._buf, more], axis=1)
+            width = t0 + n
+            self._views = {}
+        short = base + (t0 + n) > self._lo[lanes] + width
+        for lane, at in zip(lanes[short], base[short], strict=True):
+            keep = self._buf[lane, at - self._lo[lane]:].copy()
+            self._buf[lane, : keep.size] = keep
+            self._buf[lane, keep.size:] = self._gens[lane].random(width - keep.size)
+            self._lo[lane] = at
+        return base - self._lo[lanes] + t0
 
 
 @dataclass(frozen=True)
@@ -104,8 +110,12 @@ class Episodes:
 
     @property
     def rewards(self) -> np.ndarray:
-        """``[N, L]`` −1 on every step played, 0 after."""
-        return self.alive * REWARD
+        """``[N, L]`` −1 on every step played, 0 after.
+
+        Whole numbers, held as integers: their sums (the returns) are exact, and integer
+        cumulative sums are several times faster than floating-point ones.
+        """
+        return self.alive * np.int8(REWARD)
 
 
 _MOVES = 16  # moves looked up at once
@@ -165,42 +175,53 @@ def play_episodes(p_right: np.ndarray, uniforms: Callable[[int, int, np.ndarray]
     """
     n_lanes = p_right.shape[0]
     path, end, made = _sixteen_moves()
+    # A first block four times the longest expected episode (−J(p), largest at an end of the
+    # lanes' range of p) is mostly enough; later blocks play only the lanes still going.
+    expected = max(_expected_length(float(p_right.min())), _expected_length(float(p_right.max())))
+    chunk = int(min(max(_CHUNK * math.ceil(4 * expected / _CHUNK), _CHUNK), _MAX_CHUNK))
+    rows, t0 = np.arange(n_lanes), 0
     at = np.full(n_lanes, _CODES * START, dtype=np.intp)  # 2¹⁶ × the state: a row of the table
     lengths = np.zeros(n_lanes, dtype=np.intp)
     pieces = []  # (lanes, first step, moves, states) of each block of steps
-    # A first block four times the longest expected episode (−J(p), largest at an end of the
-    # lanes' range of p) is mostly enough; later blocks play only the lanes still going.
-    ends = (min(max(float(p), 1e-6), 1.0 - 1e-6) for p in (p_right.min(), p_right.max()))
-    expected = max((4.0 - 2.0 * p) / (p * (1.0 - p)) for p in ends)
-    chunk = int(min(max(_CHUNK * math.ceil(4 * expected / _CHUNK), _CHUNK), _MAX_CHUNK))
-    rows, t0 = np.arange(n_lanes), 0
     while t0 <= max_steps and rows.size:
-        left = uniforms(t0, chunk, rows) >= p_right[rows, None]
+        p = p_right[:, None] if t0 == 0 else p_right[rows, None]
+        left = uniforms(t0, chunk, rows) >= p
         # Sixteen moves to a code: bit i of code b is move 16 b + i.
-        codes = np.packbits(left, axis=1, bitorder="little").view("<u2").T.astype(np.intp)
-        s = np.empty((rows.size, chunk), dtype=np.int8) if states else None
-        here, steps = at[rows], lengths[rows]
+        codes = np.packbits(left, axis=1, bitorder="little").view("<u2").T
+        visited = np.empty(codes.shape, dtype=np.intp)  # the table row of every sixteen moves
+        here = at[rows]
         for b, code in enumerate(codes):
-            row = here + code
-            if states:
-                s[:, b * _MOVES:(b + 1) * _MOVES] = path[row]
-            steps += made[row]
+            visited[b] = row = here + code
             here = end[row]
-            if b % 2 == 1 and not (here != _CODES * GOAL).any():
+            if b % 2 == 1 and here.min() == _CODES * GOAL:  # the goal is the largest state
                 break
-        used = (b + 1) * _MOVES
-        at[rows], lengths[rows] = here, steps
-        pieces.append((rows, t0, left[:, :used].view(np.int8), s[:, :used] if states else None))
+        visited = visited[: b + 1]
+        lengths[rows] += made[visited].sum(axis=0)
+        s = path[visited].transpose(1, 0, 2).reshape(rows.size, -1) if states else None
+        pieces.append((rows, t0, left[:, : (b + 1) * _MOVES].view(np.int8), s))
+        if here.min() == _CODES * GOAL:  # every lane has finished
+            break
+        at[rows] = here
         rows = rows[here != _CODES * GOAL]
         t0 += chunk
         chunk = min(2 * chunk, _MAX_CHUNK)
-    finished = lengths <= max_steps
-    lengths = np.minimum(lengths, max_steps)
     longest = int(lengths.max())
+    if longest <= max_steps:
+        finished = np.ones(n_lanes, dtype=bool)
+    else:
+        finished = lengths <= max_steps
+        lengths = np.minimum(lengths, max_steps)
+        longest = max_steps
     A = _assemble(pieces, 2, n_lanes, longest, 0)  # LEFT = 1, RIGHT = 0 after the end
     S = _assemble(pieces, 3, n_lanes, longest, GOAL) if states else None
     return Episodes(states=S, actions=A, alive=np.arange(longest) < lengths[:, None],
                     lengths=lengths, finished=finished)
+
+
+def _expected_length(p: float) -> float:
+    """``−J(p)``, the expected number of steps of an episode (p kept off 0 and 1)."""
+    p = min(max(p, 1e-6), 1.0 - 1e-6)
+    return (4.0 - 2.0 * p) / (p * (1.0 - p))
 
 
 @dataclass(frozen=True)
@@ -357,15 +378,14 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
                ran_away=np.full(shape[:2], -1, dtype=np.int64),
                cut=np.full(shape[:2], -1, dtype=np.int64),
                steps=np.zeros(shape[:2], dtype=np.int64))
-    reinforce = [i for i, m in enumerate(methods) if m.kind == "reinforce"]
-    if reinforce:  # every step size in one lockstep
-        _train_monte_carlo([methods[i] for i in reinforce], reinforce, out, theta0, seed,
-                           max_steps, budget)
+    # Every Monte-Carlo learner in one lockstep, REINFORCE first; actor-critic on its own.
+    mc = sorted((i for i, m in enumerate(methods) if m.kind != "actor_critic"),
+                key=lambda i: methods[i].kind != "reinforce")
+    if mc:
+        _train_monte_carlo([methods[i] for i in mc], mc, out, theta0, seed, max_steps, budget)
     for i, m in enumerate(methods):
         if m.kind == "actor_critic":
             _train_actor_critic(m, i, out, theta0, seed, max_steps, ac_budget)
-        elif m.kind == "reinforce_with_baseline":
-            _train_monte_carlo([m], [i], out, theta0, seed, max_steps, budget)
     for i in range(len(methods)):
         for r in np.flatnonzero(out["ran_away"][i] >= 0):
             out["returns"][i, r, out["ran_away"][i, r]:] = -float(max_steps)
@@ -375,11 +395,12 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
 
 def _train_monte_carlo(group: list[Method], rows: list[int], out: dict, theta0: np.ndarray,
                        seed: int, max_steps: int, budget: int) -> None:
-    """All runs of some Monte-Carlo learners of one kind in lockstep.
+    """All runs of the Monte-Carlo learners in lockstep.
 
-    One episode of every run (``play_episodes``), then the update of every run, then the next.
-    REINFORCE at several step sizes shares the lockstep: lane ``c · R + r`` is run r of the c-th
-    step size, with its own α.
+    One episode of every run of every learner (``play_episodes``), then the update of every
+    run, then the next. Lane ``c · R + r`` is run r of the c-th learner (REINFORCE first, each
+    with its own α, then each learner with a baseline); a lane that stops is dropped, so the
+    lanes of each learner stay one contiguous range.
     """
     runs, episodes = out["returns"].shape[1:]
     n = len(group) * runs
@@ -387,53 +408,83 @@ def _train_monte_carlo(group: list[Method], rows: list[int], out: dict, theta0: 
     theta = np.tile(theta0, (n, 1))
     alpha = np.repeat([m.alpha_theta for m in group], runs)[:, None]
     w = np.zeros(n)
-    used = np.zeros(n, dtype=np.int64)  # random numbers (= steps) each lane has used
     lane = np.arange(n)  # the lanes still going
-    returns = np.full((n, episodes), np.nan, dtype=np.float32)
-    p_right = np.full((n, episodes), np.nan, dtype=np.float32)
+    used = np.zeros(n, dtype=np.int64)  # random numbers (= steps) each lane has used
+    steps = np.zeros(n, dtype=np.int64)
+    lengths = np.full((episodes, n), -1, dtype=np.int64)  # [E, N] length of each episode
+    p_after = np.full((episodes, n), np.nan)  # [E, N] π(right) after each episode's update
     ran_away = np.full(n, -1, dtype=np.int64)
     cut = np.full(n, -1, dtype=np.int64)
-    kind = group[0].kind
+    n_plain = sum(m.kind == "reinforce" for m in group)
+    edges = [c * runs for c in (0, *range(n_plain, len(group)))] + [n]
     for k in range(episodes):
         p = policy(theta)[:, RIGHT]
+        whole = lane.size == n  # no lane has stopped: the rows are the lanes
         if k:  # the policy after the last update
-            p_right[lane, k - 1] = p
-        if used[lane].max() >= budget:  # these have used their steps: they start no episode
-            spent = used[lane] >= budget
-            cut[lane[spent]] = k
-            lane, theta, w, p, alpha = (x[~spent] for x in (lane, theta, w, p, alpha))
+            p_after[k - 1, slice(None) if whole else lane] = p
+        if used.max() >= budget:  # these have used their steps: they start no episode
+            spent = used >= budget
+            steps[lane[spent]], cut[lane[spent]] = used[spent], k
+            lane, theta, w, p, alpha, used = (x[~spent] for x in (lane, theta, w, p, alpha,
+                                                                  used))
             if not lane.size:
                 break
-        ep = play_episodes(
-            p, lambda t0, m, rows, lane=lane, base=used[lane]: streams.take(lane[rows],
-                                                                          base[rows], t0, m),
-            max_steps=max_steps,
-        )
-        used[lane] += ep.lengths
-        if kind == "reinforce":
-            theta = reinforce_update(theta, ep.actions, ep.rewards, alpha=alpha)
-        else:
-            theta, w = reinforce_baseline_update(theta, w, ep.actions, ep.rewards, ep.alive,
-                                                 alpha_theta=group[0].alpha_theta,
-                                                 alpha_w=group[0].alpha_w)
-        if ep.finished.all():
-            returns[lane, k] = -ep.lengths
-            continue
-        # Lanes whose episode reached max_steps ran away: they stop here.
-        keep = ep.finished
-        returns[lane[keep], k] = -ep.lengths[keep]
-        p_right[lane[keep], k] = policy(theta[keep])[:, RIGHT]
-        ran_away[lane[~keep]] = k
-        lane, theta, w, alpha = lane[keep], theta[keep], w[keep], alpha[keep]
-        if not lane.size:
-            break
+            whole = False
+        ep = play_episodes(p, lambda t0, m, rows, lane=lane, base=used: streams.take(
+            lane[rows], base[rows], t0, m), max_steps=max_steps)
+        used = used + ep.lengths
+        lengths[k, slice(None) if whole else lane] = ep.lengths
+        if not whole:  # where each learner's lanes begin now
+            edges = [0, *np.searchsorted(lane, runs * np.arange(n_plain, len(group))).tolist(),
+                     lane.size]
+        theta, w = _update(group, n_plain, edges, ep, theta, w, alpha)
+        if not ep.finished.all():  # lanes whose episode reached max_steps ran away: they stop
+            keep = ep.finished
+            steps[lane[~keep]], ran_away[lane[~keep]] = used[~keep], k
+            lane, theta, w, alpha, used = (x[keep] for x in (lane, theta, w, alpha, used))
+            if not lane.size:
+                break
     else:
-        p_right[lane, episodes - 1] = policy(theta)[:, RIGHT]
+        k = episodes
+    if lane.size:
+        p_after[k - 1, lane] = policy(theta)[:, RIGHT]
+        steps[lane] = used
     for c, row in enumerate(rows):
         mine = slice(c * runs, (c + 1) * runs)
-        out["returns"][row], out["p_right"][row] = returns[mine], p_right[mine]
+        ret = -lengths[:, mine].T.astype(np.float32)
+        ret[ret > 0] = np.nan  # episodes not played
+        out["returns"][row], out["p_right"][row] = ret, p_after[:, mine].T
         out["ran_away"][row], out["cut"][row] = ran_away[mine], cut[mine]
-        out["steps"][row] = used[mine]
+        out["steps"][row] = steps[mine]
+
+
+def _update(group: list[Method], n_plain: int, edges: list[int], ep: Episodes,
+            theta: np.ndarray, w: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every lane's update after its episode, each learner on its own range of lanes.
+
+    ``edges``: where the REINFORCE lanes and then each baseline learner's lanes begin (and the
+    end); a range is a slice, so the updates see views, not copies.
+    """
+    spans = [(c, a, b) for c, (a, b) in enumerate(itertools.pairwise(edges)) if b > a]
+    rewards = ep.rewards
+    if len(spans) > 1:
+        new_theta, new_w = np.empty_like(theta), w.copy()
+    for c, a, b in spans:
+        one = len(spans) == 1
+        part = slice(a, b)
+        t = ep.actions.shape[1] if one else int(ep.lengths[part].max())  # the longest here
+        actions, r = ep.actions[part, :t], rewards[part, :t]
+        if c == 0:  # every REINFORCE step size at once
+            up, w_up = reinforce_update(theta[part], actions, r, alpha=alpha[part]), w[part]
+        else:
+            m = group[n_plain + c - 1]
+            up, w_up = reinforce_baseline_update(theta[part], w[part], actions, r,
+                                                 ep.alive[part, :t], alpha_theta=m.alpha_theta,
+                                                 alpha_w=m.alpha_w)
+        if one:
+            return up, w_up
+        new_theta[part], new_w[part] = up, w_up
+    return new_theta, new_w
 
 
 def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed: int,
@@ -461,10 +512,10 @@ def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed
     while lane.size:
         n = lane.size
         first = width * np.arange(n)
-        u = streams.take(lane, np.full(n, step), 0, _AC_BLOCK).T  # [B, n]
+        u = np.ascontiguousarray(streams.take(lane, np.full(n, step), 0, _AC_BLOCK).T)  # [B, n]
         for j in range(_AC_BLOCK):
             pi = policy(theta)
-            action = (u[j] >= pi[:, RIGHT]).astype(np.intp)  # right when u < π(right)
+            action = (u[j] >= pi[:, RIGHT]).view(np.int8)  # right (0) when u < π(right)
             next_state, reward = corridor_step(state, action)
             if one_per_state:
                 cell, next_cell = first + state, first + next_state

@@ -100,16 +100,15 @@ def baseline_trace(w: np.ndarray, returns: np.ndarray, *, alpha_w: float) -> np.
     Returns:
         ``[R, T + 1]`` ``w_0 … w_T``.
     """
-    decay = 1.0 - alpha_w
     length = returns.shape[-1]
     out = np.empty(returns.shape[:-1] + (length + 1,))
     out[..., 0] = w
-    i = np.arange(1, _TRACE_BLOCK + 1, dtype=np.float64)
+    grow = (1.0 - alpha_w) ** -np.arange(1, min(length, _TRACE_BLOCK) + 1)  # (1 − α_w)^{−i}
     for s in range(0, length, _TRACE_BLOCK):
         g = returns[..., s:s + _TRACE_BLOCK]
         n = g.shape[-1]
-        grown = np.cumsum(g * decay ** -i[:n], axis=-1)  # Σ_{j<i} (1 − α_w)^{−(j+1)} G_{s+j}
-        out[..., s + 1:s + n + 1] = decay ** i[:n] * (out[..., s, None] + alpha_w * grown)
+        grown = np.cumsum(g * grow[:n], axis=-1)  # Σ_{j<i} (1 − α_w)^{−(j+1)} G_{s+j}
+        out[..., s + 1:s + n + 1] = (out[..., s, None] + alpha_w * grown) / grow[:n]
     return out
 
 
@@ -139,7 +138,7 @@ def reinforce_baseline_update(theta: np.ndarray, w: np.ndarray, actions: np.ndar
     deltas = (returns - trace[..., :-1]) * alive
     theta = theta + alpha_theta * episode_gradient(policy(theta), actions, deltas)
     lengths = alive.sum(axis=-1)
-    return theta, np.take_along_axis(trace, lengths[..., None], axis=-1)[..., 0]
+    return theta, trace[np.arange(len(trace)), lengths]
 
 
 # --------------------------------------------------------------------------- actor-critic
