@@ -117,7 +117,7 @@ class LoopAgent:
         elif isinstance(agent, B.BetaThompson):
             self.p, self.q = [float(agent.alpha)] * k, [float(agent.beta)] * k
         elif isinstance(agent, B.Gradient):
-            self.h, self.pi, self.baseline = [0.0] * k, [1.0 / k] * k, 0.0
+            self.h, self.baseline = [0.0] * k, 0.0
 
     def act(self, t: int) -> int:
         a, d, r = self.agent, self.draws, self.run
@@ -148,18 +148,17 @@ class LoopAgent:
             single = beta_module.single_precision(a.alpha, a.beta)
             theta = [beta(d, t, r, k, self.p[k], self.q[k], single) for k in range(self.arms)]
             return first_argmax(theta)
-        if isinstance(a, B.Gradient):
+        if isinstance(a, B.Gradient):  # e = exp(H - max H) and its sums in single precision
             top = max(self.h)
-            e = [float(np.exp(h - top)) for h in self.h]
-            total = 0.0
-            for x in e:
-                total += x
-            self.pi = [x / total for x in e]
-            u = d.unit(S.SAMPLE, t, r, 0)
-            cum, below = 0.0, 0
-            for p in self.pi:
-                cum += p
-                below += cum <= u
+            self.e = [np.exp(np.float32(h - top)) for h in self.h]
+            self.total = np.float32(0.0)
+            for x in self.e:
+                self.total += x
+            target = np.float32(d.unit(S.SAMPLE, t, r, 0)) * self.total
+            cum, below = np.float32(0.0), 0
+            for x in self.e:
+                cum += x
+                below += bool(cum <= target)
             return min(below, self.arms - 1)
         raise TypeError(a)
 
@@ -184,7 +183,8 @@ class LoopAgent:
             if a.baseline:
                 self.baseline += (reward - self.baseline) / (t + 1.0)
             step = a.alpha * (reward - self.baseline)
-            self.h = [h - step * p for h, p in zip(self.h, self.pi, strict=True)]
+            scale = step / float(self.total)
+            self.h = [h - scale * float(x) for h, x in zip(self.h, self.e, strict=True)]
             self.h[arm] += step
 
 

@@ -204,13 +204,32 @@ def test_single_precision_draws_are_the_exact_draws_rounded(p, q):
                                    cheng.exact_draws(cells, step, params), rtol=2e-5, atol=0)
 
 
+@pytest.mark.parametrize(("p", "q"), SHAPES + [(4000.0, 2.0)])
+def test_every_way_of_drawing_makes_the_same_draws(p, q):
+    # Single-precision attempts with margins, double-precision decisions with or without
+    # attempts made ahead: the same decisions, and the same candidates.
+    cells = B.Noise(4).cells(np.arange(700), np.arange(3)[:, None])
+    params = beta_params(p, q, cells.size)
+    single = np.empty((6, cells.size), dtype=np.float32)
+    single[:5], single[5] = params, cheng.margin(*params)
+    counters = cells.reshape(-1) + noise_module._step_offset(S.SAMPLE, 9)
+    bits = noise_module._mix(counters + noise_module._DRAW_OFFSETS[:cheng.AHEAD, None])
+    ahead = cheng.ahead_uniforms(bits)
+    rows = cheng.single_precision(p, q)
+    got = [cheng.exact_draws(cells, 9, params, single=rows),
+           cheng.exact_draws(cells, 9, params, single=rows, ahead=ahead)]
+    if rows:
+        got.append(draw(cells, 9, params))
+    for other in got[1:]:
+        np.testing.assert_array_equal(other, got[0])
+
+
 @pytest.mark.parametrize(("alpha", "beta_", "single"), [
     (1.0, 1.0, True), (0.5, 7.0, True), (1e6, 1.0, True), (0.3, 1.0, False), (2.0, 2e6, False),
 ])
 def test_beta_thompson_uses_single_precision_where_the_prior_allows(alpha, beta_, single):
-    ctx = agents_module.Context(arms=2, runs=3, cells=B.Noise(0).cells(np.arange(3),
-                                np.arange(2)[:, None]), local=np.arange(3))
-    assert ("single" in B.BetaThompson(alpha, beta_).start(ctx)) is single
+    cells = B.Noise(0).cells(np.arange(3), np.arange(2)[:, None])
+    assert cheng.Posteriors(cells, alpha, beta_, steps=5).single is single
 
 
 def test_a_beta_draw_rejected_every_time_is_the_posterior_mean(monkeypatch):
@@ -500,6 +519,8 @@ def test_chunking_does_not_change_the_result(monkeypatch, lineup):
     monkeypatch.setattr(noise_module, "BLOCK_CELLS", 50)  # random numbers 1 or 2 steps ahead
     monkeypatch.setattr(race_module, "STEP_BLOCK", 16)
     monkeypatch.setattr(race_module, "EVERY_CELL", -10**9)  # rewards drawn at the pulls only
+    monkeypatch.setattr(cheng, "FEW_CELLS", 0)  # Beta attempts in single precision, none ahead
+    monkeypatch.setattr(agents_module, "FEW_CELLS", 0)  # tie-breaking keys only where tied
     chunked = B.race(agents, testbed, runs=30, steps=60, seed=1)
     np.testing.assert_array_equal(whole.counts, chunked.counts)
     np.testing.assert_allclose(whole.regret, chunked.regret, rtol=1e-12)

@@ -17,6 +17,7 @@ import numpy as np
 from rlviz.bandits import beta as cheng
 from rlviz.bandits.beta import MIN_PRIOR
 from rlviz.bandits.noise import (
+    FEW_CELLS,
     MAX_STEPS,
     Noise,
     Steps,
@@ -49,11 +50,16 @@ class Context:
     steps: int = MAX_STEPS
     first_weight: np.ndarray = field(init=False, repr=False)  # [A, 1] A, A-1, ..., 1
     last_weight: np.ndarray = field(init=False, repr=False)  # [A, 1] 1, 2, ..., A
+    ties: Steps | None = field(init=False, repr=False)  # few cells: every cell's TIE keys
 
     def __post_init__(self) -> None:
         dtype = np.uint8 if self.arms < 256 else np.uint16
         object.__setattr__(self, "first_weight", np.arange(self.arms, 0, -1, dtype=dtype)[:, None])
         object.__setattr__(self, "last_weight", np.arange(1, self.arms + 1, dtype=dtype)[:, None])
+        ties = None
+        if self.cells.size <= FEW_CELLS:
+            ties = self.stream(Stream.TIE, self.cells, lambda bits, first: unit(bits))
+        object.__setattr__(self, "ties", ties)
 
     def stream(self, stream: int, cells: np.ndarray, make) -> Steps:
         """``Steps`` of ``stream`` at ``cells`` (rows of ``self.cells``), up to the race's end."""
@@ -84,7 +90,8 @@ def _argmax_random_ties(values: np.ndarray, ctx: Context, step: int) -> np.ndarr
     """The arm with the largest value in each run, ties broken uniformly at random.
 
     Each tied arm gets the key ``U(TIE, step, run, arm)`` and the largest key wins, which is a
-    uniform choice among the tied arms. Keys are computed only for runs that have a tie.
+    uniform choice among the tied arms. Keys are computed only for runs that have a tie (or,
+    with few cells, ahead for every cell).
 
     Args:
         values: ``[A, R]``; ``+inf`` allowed (untried arms), NaN not.
@@ -95,9 +102,11 @@ def _argmax_random_ties(values: np.ndarray, ctx: Context, step: int) -> np.ndarr
         ``[R]`` int64.
     """
     is_top = values == values.max(axis=0)
-    choice = ctx.first_top(is_top)
     if np.count_nonzero(is_top) == ctx.runs:  # one top arm in every run: no ties anywhere
-        return choice
+        return ctx.first_top(is_top)
+    if ctx.ties is not None:  # few cells: every cell's keys were made ahead
+        return np.where(is_top, ctx.ties.at(step), -1.0).argmax(axis=0)
+    choice = ctx.first_top(is_top)
     tied = np.flatnonzero(choice != ctx.last_top(is_top))
     if tied.size:
         keys = unit(Noise.bits_at(ctx.cells[:, tied], Stream.TIE, step))
@@ -444,41 +453,17 @@ class BetaThompson(Agent):
             )
 
     def start(self, ctx):
-        """Every arm's posterior is the prior, and attempt 0 of the draws to come.
-
-        ``params`` ``[5, A·R]`` holds rows ``p = α``, ``q = β`` and Cheng's constants;
-        ``single`` the same in single precision and the test's margin (see ``cheng.draws``),
-        unless the prior is too small or too large for single precision.
-        """
-        params = np.empty((5, ctx.arms * ctx.runs))
-        params[0], params[1] = self.alpha, self.beta
-        params[2:] = cheng.constants(params[0], params[1])
-        state = {"params": params}
-        if cheng.single_precision(self.alpha, self.beta):
-            state["single"] = single = np.empty((6, params.shape[1]), dtype=np.float32)
-            single[:5], single[5] = params, cheng.margin(*params)
-            state["first"] = ctx.stream(Stream.SAMPLE, ctx.cells.reshape(-1),
-                                        lambda bits, first: cheng.uniforms32(bits))
-        return state
+        """Every arm's posterior is the prior ``Beta(α, β)``."""
+        return {"posterior": cheng.Posteriors(ctx.cells, self.alpha, self.beta, steps=ctx.steps)}
 
     def act(self, state, ctx, step):
         """Draw ``θ ~ Beta(p, q)`` for every arm and pull the largest."""
-        if "single" in state:
-            theta = cheng.draws(ctx.cells, step, state["params"], state["single"],
-                                state["first"].at(step))
-        else:
-            theta = cheng.exact_draws(ctx.cells, step, state["params"])
+        theta = state["posterior"].draw(step)
         return _argmax(theta.reshape(ctx.arms, ctx.runs), ctx)
 
     def learn(self, state, ctx, step, pulls, rewards):
         """A win adds 1 to the pulled arm's ``p``, a loss to its ``q``."""
-        params = state["params"]
-        params.reshape(-1)[pulls + params.shape[1] * (rewards == 0.0)] += 1.0
-        p, q = params[:2].take(pulls, axis=1)
-        inv, cinv, a = cheng.constants(p, q)
-        params[2:, pulls] = inv, cinv, a
-        if "single" in state:
-            state["single"][:, pulls] = p, q, inv, cinv, a, cheng.margin(p, q, inv, cinv, a)
+        state["posterior"].add(pulls, wins=rewards != 0.0)
 
 
 @dataclass(frozen=True)
@@ -518,29 +503,36 @@ class Gradient(Agent):
         """Preferences ``H = 0`` (a uniform policy), a zero baseline, the uniforms to come."""
         return {
             "H": np.zeros((ctx.arms, ctx.runs)),
-            "pi": np.full((ctx.arms, ctx.runs), 1.0 / ctx.arms),
+            "e": np.ones((ctx.arms, ctx.runs), dtype=np.float32),
+            "total": np.full(ctx.runs, float(ctx.arms), dtype=np.float32),
             "baseline": np.zeros(ctx.runs),
-            "u": ctx.stream(Stream.SAMPLE, ctx.cells[0], lambda bits, first: unit(bits)),
+            "u": ctx.stream(Stream.SAMPLE, ctx.cells[0],
+                            lambda bits, first: unit(bits).astype(np.float32)),
         }
 
     def act(self, state, ctx, step):
-        """Sample ``A_t ~ π_t`` by inverting its CDF at a uniform (SAMPLE stream)."""
+        """Sample ``A_t ~ π_t`` by inverting its CDF at a uniform (SAMPLE stream).
+
+        ``π = e / Σe`` with ``e = exp(H − max H)``, in single precision (an action probability
+        to 7 digits is plenty, and twice as fast).
+        """
         h = state["H"]
-        e = np.exp(h - h.max(axis=0))
-        state["pi"] = pi = e / e.sum(axis=0)
-        u = state["u"].at(step)
-        # Inverse-CDF sampling: the number of arms whose cumulative probability is <= u. The
+        state["e"] = e = np.exp((h - h.max(axis=0)).astype(np.float32))
+        state["total"] = total = e.sum(axis=0)
+        # Inverse-CDF sampling: the number of arms whose cumulative e is <= u·Σe. The
         # cumulative sum goes arm by arm (whole rows), several times faster than np.cumsum here.
-        cum = pi.copy()
+        cum = e.copy()
         for a in range(1, ctx.arms):
             np.add(cum[a], cum[a - 1], out=cum[a])
-        return np.minimum(np.count_nonzero(cum <= u, axis=0), ctx.arms - 1)
+        below = (cum <= state["u"].at(step) * total).view(np.uint8)
+        count = below.sum(axis=0, dtype=ctx.first_weight.dtype)
+        return np.minimum(count, ctx.arms - 1).astype(np.int64)
 
     def learn(self, state, ctx, step, pulls, rewards):
-        """Move every preference along ``(R − R̄)(1{a = A_t} − π(a))``."""
+        """Move every preference along ``(R − R̄)(1{a = A_t} − π(a))``, ``π = e / Σe``."""
         if self.baseline:
             state["baseline"] += (rewards - state["baseline"]) / (step + 1.0)
         step_ = self.alpha * (rewards - state["baseline"])
         h = state["H"]
-        h -= step_ * state["pi"]
+        h -= (step_ / state["total"]) * state["e"]
         h.ravel()[pulls] += step_

@@ -34,7 +34,16 @@ import math
 
 import numpy as np
 
-from rlviz.bandits.noise import _DRAW_OFFSETS, _LOW32, _U32, Stream, _mix, _step_offset
+from rlviz.bandits.noise import (
+    _DRAW_OFFSETS,
+    _LOW32,
+    _U32,
+    FEW_CELLS,
+    Steps,
+    Stream,
+    _mix,
+    _step_offset,
+)
 
 ATTEMPTS = 255
 """Attempts per draw (an attempt is accepted with probability at least 0.29 for shapes of at
@@ -42,6 +51,8 @@ least ``MIN_PRIOR``, so all are rejected with probability below 1e-38)."""
 MIN_PRIOR = 0.05
 """The smallest Beta prior parameter: smaller ones put almost all the prior mass within
 ``1e-20`` of 0 or 1, beyond what a double can tell apart."""
+AHEAD = 4
+"""Attempts made ahead for every cell when there are few cells (see ``Posteriors``)."""
 
 _LOGIT_MAX = 22.9  # |ln(u1 / (1 - u1))| for u1 = (h + 1/2) / 2**32
 
@@ -235,30 +246,75 @@ def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
     return y
 
 
-def exact_draws(cells: np.ndarray, step: int, params: np.ndarray) -> np.ndarray:
-    """``draws`` all in double precision: for any shapes, as small as ``MIN_PRIOR``.
+def exact_draws(cells: np.ndarray, step: int, params: np.ndarray, *, single: bool = False,
+                ahead: np.ndarray | None = None) -> np.ndarray:
+    """``draws`` with every attempt decided in double precision.
 
-    The same draws decide the same way; the candidates are exact.
+    Args:
+        cells: ``[A, R]`` ``Noise.cells``.
+        step: 0-based step index.
+        params: As for ``draws``, from any prior (shapes as small as ``MIN_PRIOR``).
+        single: Candidates with ``W`` in single precision, the same as ``draws`` (for a prior
+            that passes ``single_precision``), instead of exact ones.
+        ahead: Optionally ``[3, K, A·R]`` ``ahead_uniforms`` of this step's first ``K`` attempts.
+
+    Returns:
+        ``[A·R]`` the draws.
     """
     flat_cells = cells.reshape(-1)
     offset = _step_offset(Stream.SAMPLE, step)
-    y, ok = attempt(*uniforms(_mix(flat_cells + offset)), *params)
-    todo = np.flatnonzero(~ok)
-    tried, batch = 1, 2 if todo.size > 2048 else 4
+    y = np.empty(flat_cells.size)
+    todo, tried = np.arange(flat_cells.size), 0
+    if ahead is not None:  # the first attempts of every cell, made ahead
+        tried = ahead.shape[1]
+        value, accepted = attempt(ahead[0], ahead[1], *params)
+        todo = _take_first(y, todo, value, accepted, ahead[2], params, single)
+    batch = 2 if todo.size > 2048 else 4
     while todo.size and tried < ATTEMPTS:
         tries = min(batch, ATTEMPTS - tried)
         counters = (flat_cells[todo] + offset) + _DRAW_OFFSETS[tried: tried + tries, None]
-        value, accepted = attempt(*uniforms(_mix(counters)), *params.take(todo, axis=1))
-        first_hit = tries - (accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:]).max(axis=0)
-        hit = np.flatnonzero(first_hit < tries)
-        y[todo[hit]] = value[first_hit[hit], hit]
-        todo = np.delete(todo, hit)
+        bits = _mix(counters)
+        value, accepted = attempt(*uniforms(bits), *params.take(todo, axis=1))
+        logit32 = uniforms32(bits)[..., 0, :] if single else None
+        todo = _take_first(y, todo, value, accepted, logit32, params, single)
         tried, batch = tried + tries, 4
-    y[todo] = params[0, todo] / params[4, todo]
+    y[todo] = params[0, todo] / params[4, todo]  # all rejected (p < 1e-38): the posterior mean
     return y
 
 
-_FIRST_WEIGHTS = np.arange(4, 0, -1, dtype=np.uint8)[:, None]  # [4, 1]: 4, 3, 2, 1
+def ahead_uniforms(bits: np.ndarray) -> np.ndarray:
+    """What ``exact_draws`` needs of attempts made ahead, from ``[..., K, n]`` draws.
+
+    Returns:
+        ``[..., 3, K, n]``: ``uniforms`` (logit and ``ln(4 u1² u2)``) and the single-precision
+        logit of ``uniforms32`` (exact in double precision).
+    """
+    logit, log_z = uniforms(bits)
+    return np.stack([logit, log_z, uniforms32(bits)[..., 0, :].astype(np.float64)], axis=-3)
+
+
+def _take_first(y, todo, value, accepted, logit32, params, single) -> np.ndarray:
+    """Each cell of ``todo`` whose attempts (``[J, n]``) accepted one takes the first into ``y``.
+
+    The candidate is ``value`` (exact), or with ``single`` made in single precision from
+    ``logit32``, as ``attempt32`` makes it. Returns the cells still to draw.
+    """
+    tries = accepted.shape[0]
+    first_hit = tries - (accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:]).max(axis=0)
+    hit = np.flatnonzero(first_hit < tries)
+    cell = todo[hit]
+    if single:
+        p, _, inv = params[:3, cell].astype(_F32)
+        w = logit32[first_hit[hit], hit].astype(_F32) * inv
+        np.exp(w, out=w)
+        w *= p
+        y[cell] = _candidates(w, params[1, cell])
+    else:
+        y[cell] = value[first_hit[hit], hit]
+    return np.delete(todo, hit)
+
+
+_FIRST_WEIGHTS = np.arange(AHEAD, 0, -1, dtype=np.uint8)[:, None]  # [4, 1]: 4, 3, 2, 1
 
 
 def _candidates(w: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -285,3 +341,51 @@ def _decide_set_aside(y, set_aside, counters, params) -> None:
     order = ok[np.lexsort((tried[ok], cell[ok]))]  # by cell, then attempt: first ones first
     first = order[np.unique(cell[order], return_index=True)[1]]
     y[cell[first]] = candidate[first]
+
+
+class Posteriors:
+    """``Beta(p, q)`` posteriors of the cells of a race, and their draws, step after step.
+
+    The draws are the same whichever way they are made: with up to ``FEW_CELLS`` cells every
+    attempt is decided in double precision, ``AHEAD`` of them made ahead (numpy's per-call cost
+    outweighs the arithmetic); with more, by ``draws``. Candidates are made in single precision
+    whenever the prior allows (``single_precision``).
+
+    Args:
+        cells: ``[A, R]`` ``Noise.cells``.
+        alpha, beta: The prior.
+        steps: The race's length (random numbers are made ahead, never beyond it).
+    """
+
+    def __init__(self, cells: np.ndarray, alpha: float, beta: float, *, steps: int):
+        self.cells = cells
+        self.params = params = np.empty((5, cells.size))
+        params[0], params[1] = alpha, beta
+        params[2:] = constants(params[0], params[1])
+        self.single = single_precision(alpha, beta)
+        self.ahead = self.first = self.rows32 = None
+        flat = cells.reshape(-1)
+        if cells.size <= FEW_CELLS:
+            self.ahead = Steps(flat, Stream.SAMPLE, lambda bits, first: ahead_uniforms(bits),
+                               end=steps, draws=AHEAD)
+        elif self.single:  # p, q, inv, cinv, a in single precision, and the margin
+            self.rows32 = np.empty((6, cells.size), dtype=_F32)
+            self.rows32[:5], self.rows32[5] = params, margin(*params)
+            self.first = Steps(flat, Stream.SAMPLE, lambda bits, first: uniforms32(bits),
+                               end=steps)
+
+    def draw(self, step: int) -> np.ndarray:
+        """``[A·R]`` one draw ``θ ~ Beta(p, q)`` of every cell at step ``step``."""
+        if self.first is not None:
+            return draws(self.cells, step, self.params, self.rows32, self.first.at(step))
+        ahead = None if self.ahead is None else self.ahead.at(step)
+        return exact_draws(self.cells, step, self.params, single=self.single, ahead=ahead)
+
+    def add(self, cells: np.ndarray, wins: np.ndarray) -> None:
+        """A win at each of these cells (flat indices) adds 1 to its ``p``, a loss to its ``q``."""
+        params = self.params
+        params.reshape(-1)[cells + params.shape[1] * ~wins] += 1.0
+        p, q = params[:2].take(cells, axis=1)
+        params[2:, cells] = inv, cinv, a = constants(p, q)
+        if self.rows32 is not None:
+            self.rows32[:, cells] = p, q, inv, cinv, a, margin(p, q, inv, cinv, a)

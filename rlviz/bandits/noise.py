@@ -258,11 +258,17 @@ class Steps:
         make: What the bits become: ``make(bits, first)`` with ``bits`` ``[n, *cells.shape]``
             uint64 for steps ``first .. first + n − 1`` returns ``[n, ...]``.
         end: The first step that will never be asked for (the race's length).
+        draws: With ``draws > 1``, draws ``0 .. draws − 1`` of each cell: ``bits`` is then
+            ``[n, draws, *cells.shape]``.
     """
 
     def __init__(self, cells: np.ndarray, stream: int,
-                 make: Callable[[np.ndarray, int], np.ndarray], *, end: int = MAX_STEPS):
+                 make: Callable[[np.ndarray, int], np.ndarray], *, end: int = MAX_STEPS,
+                 draws: int = 1):
         self._cells = np.asarray(cells, dtype=np.uint64)
+        if draws > 1:
+            self._cells = np.add(self._cells, _DRAW_OFFSETS[:draws].reshape(
+                (draws,) + (1,) * self._cells.ndim))
         self._stream, self._make, self._end = int(stream), make, min(int(end), MAX_STEPS)
         self._first, self._block = 0, None
 
@@ -280,6 +286,10 @@ class Steps:
 
 BLOCK_CELLS = 1 << 15
 """``Steps`` makes at most this many (step, cell) numbers at once (and one step at least)."""
+FEW_CELLS = 2048
+"""A chunk of at most this many (run, arm) cells has numbers that are needed at only some cells
+made ahead at every cell (tie-breaking keys, Beta attempts): numpy's per-call cost then
+outweighs the extra numbers. Either way the numbers are the same."""
 
 
 def _step_offsets(stream: int, first: int, count: int) -> np.ndarray:
