@@ -104,8 +104,13 @@ def margin(p: np.ndarray, q: np.ndarray, inv: np.ndarray, cinv: np.ndarray,
     Returns:
         The margins, shaped like the arguments (float64).
     """
-    log_max = _LOGIT_MAX * inv + np.log(a / q)
-    return 2.0 * _U * (a * (246.0 * inv + 14.0 + 14.0 * log_max) + 292.0 * cinv + 620.0)
+    log_ratio = np.log((a / q).astype(_F32))  # a bound needs no more digits
+    # 2u [a (246/λ + 14 + 14 (22.9/λ + ln(a/q))) + 292 cinv + 620], terms gathered:
+    bound = 566.6 * inv + 14.0 + 14.0 * log_ratio
+    bound *= a
+    bound += 292.0 * cinv + 620.0
+    bound *= 2.0 * _U
+    return bound
 
 
 def uniforms(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -175,26 +180,24 @@ def uniforms32(bits: np.ndarray) -> np.ndarray:
     return out
 
 
-def attempt32(logit, log_z, p, q, inv, cinv, a, sure) -> tuple[np.ndarray, np.ndarray,
-                                                               np.ndarray]:
-    """One attempt in single precision (all arguments float32; ``sure`` is the ``margin``).
+def attempt32(logit, log_z, p, q, inv, cinv, a) -> tuple[np.ndarray, np.ndarray]:
+    """One attempt in single precision (all arguments float32).
 
     Returns:
-        ``(W, accepted, unsure)``: the candidates' ``W`` (``Y = W/(q + W)``), and which
-        attempts the single-precision test accepts with certainty, and which it cannot decide
-        (``|test| < margin``).
+        ``(W, test)``: the candidates' ``W`` (``Y = W/(q + W)``) and the acceptance test's
+        left side minus its right side: the attempt is accepted for sure where
+        ``test ≥ margin``, rejected for sure where ``test < −margin``.
     """
     w = logit * inv
     np.exp(w, out=w)
     w *= p
-    gap = q + w
-    np.divide(a, gap, out=gap)
-    np.log(gap, out=gap)
-    gap *= a
-    gap += logit * cinv
-    gap -= log_z
-    unsure = np.abs(gap) < sure
-    return w, gap >= sure, unsure
+    test = q + w
+    np.divide(a, test, out=test)
+    np.log(test, out=test)
+    test *= a
+    test += logit * cinv
+    test -= log_z
+    return w, test
 
 
 def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
@@ -221,25 +224,30 @@ def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
     """
     flat_cells = cells.reshape(-1)
     offset = _step_offset(Stream.SAMPLE, step)
-    w, accepted, unsure = attempt32(*first, *single)
+    w, test = attempt32(*first, *single[:5])
     y = _candidates(w, params[1])
-    aside = np.flatnonzero(unsure)
-    set_aside = [(aside, 0, y[aside])]  # (cells, attempts, candidates)
-    todo = np.flatnonzero(~accepted)
+    todo = np.flatnonzero(test < single[5])  # not accepted for sure
+    rows = single.take(todo, axis=1)
+    aside = np.flatnonzero(test[todo] + rows[5] >= 0)  # nor rejected for sure
+    set_aside = [(todo[aside], 0, y[todo[aside]])]  # (cells, attempts, candidates)
     tried, batch = 1, 2 if todo.size > 2048 else 4
     while todo.size and tried < ATTEMPTS:
         tries = min(batch, ATTEMPTS - tried)
         counters = (flat_cells[todo] + offset) + _DRAW_OFFSETS[tried: tried + tries, None]
-        w, accepted, unsure = attempt32(*uniforms32(_mix(counters)).swapaxes(0, 1),
-                                        *single.take(todo, axis=1))  # [J, n]: attempts
+        w, test = attempt32(*uniforms32(_mix(counters)).swapaxes(0, 1), *rows[:5])  # [J, n]
+        accepted = test >= rows[5]
         first_hit = tries - (accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:]).max(axis=0)
-        unsure &= np.arange(tries)[:, None] < first_hit  # only those before the first sure one
+        # The attempts before a cell's first sure one that are not rejected for sure:
+        unsure = (test + rows[5] >= 0) & (np.arange(tries)[:, None] < first_hit)
         if unsure.any():
             j, col = np.nonzero(unsure)
-            set_aside.append((todo[col], tried + j, _candidates(w[j, col], params[1, todo[col]])))
-        hit = np.flatnonzero(first_hit < tries)  # the first accepted attempt of each cell
-        y[todo[hit]] = _candidates(w[first_hit[hit], hit], params[1, todo[hit]])
-        todo = np.delete(todo, hit)
+            cell = todo[col]
+            set_aside.append((cell, tried + j, _candidates(w[j, col], params[1, cell])))
+        hit = first_hit < tries  # the first accepted attempt of each cell, if any
+        col = np.flatnonzero(hit)
+        cell = todo[col]
+        y[cell] = _candidates(w[first_hit[col], col], params[1, cell])
+        todo, rows = todo[~hit], rows[:, ~hit]
         tried, batch = tried + tries, 4
     y[todo] = params[0, todo] / params[4, todo]  # all rejected (p < 1e-38): the posterior mean
     _decide_set_aside(y, set_aside, flat_cells + offset, params)
@@ -388,4 +396,5 @@ class Posteriors:
         p, q = params[:2].take(cells, axis=1)
         params[2:, cells] = inv, cinv, a = constants(p, q)
         if self.rows32 is not None:
-            self.rows32[:, cells] = p, q, inv, cinv, a, margin(p, q, inv, cinv, a)
+            self.rows32[:, cells] = np.array((p, q, inv, cinv, a, margin(p, q, inv, cinv, a)),
+                                             dtype=_F32)

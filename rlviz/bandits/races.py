@@ -303,7 +303,8 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
             sorted_means = np.sort(means, axis=0)[::-1].sum(axis=1)
             if walk is None:  # per (arm, run): its gap, and how many arms are better
                 gaps = (best - means).ravel()
-                ranks = (means[:, None, :] > means[None, :, :]).sum(axis=0, dtype=np.uint8)
+                better = (means[:, None, :] > means[None, :, :]).view(np.uint8)
+                ranks = better.sum(axis=0, dtype=np.uint8)
                 ranks = ranks.ravel()
         rank_means[step] += sorted_means
         for agent, state, flat in zip(agents, states, pulls, strict=True):
@@ -317,7 +318,8 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
         block.reward[:, row] = rewards
         if walk is not None:
             block.gap[:, row] = best - chosen
-            block.rank[:, row] = (means > chosen[:, None, :]).sum(axis=1, dtype=np.uint8)
+            better = (means > chosen[:, None, :]).view(np.uint8)
+            np.sum(better, axis=1, dtype=np.uint8, out=block.rank[:, row])
         if row == STEP_BLOCK - 1 or step == steps - 1:
             for k, (tally, cum, count) in enumerate(zip(tallies, carried, counts, strict=True)):
                 block.tally(k, step - row, row + 1, tally, cum, count, gaps, ranks)
@@ -336,24 +338,34 @@ class _Rewards:
     """The rewards of every racer's pulls at a step: the testbed's draws at the pulled cells.
 
     A pull's reward depends only on (step, run, arm), so whether the draws are made at the
-    pulled cells or ahead at every cell (``Steps``) changes nothing but the speed.
+    pulled cells, once per cell that several racers pulled, or ahead at every cell (``Steps``)
+    changes nothing but the speed.
     """
 
     def __init__(self, testbed: Testbed, ctx: Context, racers: int):
         self.testbed = testbed
         self.flat_cells = ctx.cells.reshape(-1)
-        self.ahead = None
+        self.ahead = self.pulled = None
         if (ctx.arms - racers) * ctx.runs <= EVERY_CELL:
             self.ahead = ctx.stream(Stream.REWARD, self.flat_cells,
                                     lambda bits, first: testbed.draw(bits))
+        elif racers > 2:  # racers often pull the same arm: draw each pulled cell once
+            self.pulled = np.empty(self.flat_cells.size, dtype=bool)
+            self.draws = np.empty(self.flat_cells.size)
 
     def at(self, step: int, pulls: np.ndarray, chosen_means: np.ndarray) -> np.ndarray:
         """Rewards ``[K, R]`` of the pulls (flat cell indices ``[K, R]``) at step ``step``."""
         if self.ahead is not None:
-            draws = self.ahead.at(step)[pulls]
-        else:
-            offset = _step_offset(Stream.REWARD, step)
+            return self.testbed.pay(self.ahead.at(step)[pulls], chosen_means)
+        offset = _step_offset(Stream.REWARD, step)
+        if self.pulled is None:
             draws = self.testbed.draw(_mix(np.add(self.flat_cells[pulls], offset)))
+        else:
+            self.pulled[:] = False
+            self.pulled[pulls] = True
+            cells = np.flatnonzero(self.pulled)
+            self.draws[cells] = self.testbed.draw(_mix(np.add(self.flat_cells[cells], offset)))
+            draws = self.draws[pulls]
         return self.testbed.pay(draws, chosen_means)
 
 

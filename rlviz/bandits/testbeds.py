@@ -223,7 +223,10 @@ class RandomWalkTestbed(Testbed):
 
     def drift(self, means, z):
         """Each mean moves by ``w·z``."""
-        return means + np.multiply(z, self.walk_sd, dtype=np.float64)
+        step = z.astype(np.float64)
+        step *= self.walk_sd
+        step += means
+        return step
 
     def draw(self, bits):
         """A standard normal from the REWARD stream at the pulled cell."""
