@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from rlviz import bandits as B
-from rlviz.bandits import agents as agents_module
+from rlviz.bandits import beta as beta_module
 
 M64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -49,6 +49,15 @@ class Draws:
     def normal(self, *index: int) -> float:
         return self.pair(*index)[0]
 
+    def paired_normal(self, stream: int, step: int, run: int, arm: int) -> np.float32:
+        """``gaussian_rows``: arms 2k and 2k + 1 share the draw at arm 2k (cosine, then sine),
+        in single precision."""
+        b = self.bits(stream, step, run, arm - arm % 2)
+        u1 = np.float32(((b >> 32) + 0.5) * 2.0**-32)
+        r = np.sqrt(np.log(u1) * np.float32(-2.0))
+        angle = np.float32((b & LOW32) * (2.0 * math.pi * 2.0**-32))
+        return r * (np.sin(angle) if arm % 2 else np.cos(angle))
+
 
 S = B.Stream
 
@@ -68,7 +77,8 @@ def initial_means(testbed: B.Testbed, draws: Draws, run: int) -> list[float]:
 def drift(testbed: B.Testbed, draws: Draws, run: int, step: int, q: list[float]) -> list[float]:
     if testbed.stationary:
         return q
-    return [q[a] + testbed.walk_sd * draws.normal(S.WALK, step, run, a) for a in range(len(q))]
+    return [q[a] + float(draws.paired_normal(S.WALK, step, run, a)) * testbed.walk_sd
+            for a in range(len(q))]
 
 
 def pay(testbed: B.Testbed, draws: Draws, run: int, step: int, arm: int, mean: float) -> float:
@@ -102,11 +112,12 @@ class LoopAgent:
             self.n = [0.0] * k
         elif isinstance(agent, B.GaussianThompson):
             self.n, self.s = [0.0] * k, [0.0] * k
-            self.mean, self.sd = [float(agent.prior_mean)] * k, [float(agent.prior_sd)] * k
+            self.mean = [np.float32(agent.prior_mean)] * k  # the samples are single precision
+            self.sd = [np.float32(agent.prior_sd)] * k
         elif isinstance(agent, B.BetaThompson):
             self.p, self.q = [float(agent.alpha)] * k, [float(agent.beta)] * k
         elif isinstance(agent, B.Gradient):
-            self.h, self.pi, self.baseline = [0.0] * k, [1.0 / k] * k, 0.0
+            self.h, self.baseline = [0.0] * k, 0.0
 
     def act(self, t: int) -> int:
         a, d, r = self.agent, self.draws, self.run
@@ -130,24 +141,24 @@ class LoopAgent:
             ]
             return argmax_ties(values, d, r, t)
         if isinstance(a, B.GaussianThompson):
-            theta = [d.normal(S.SAMPLE, t, r, k) * self.sd[k] + self.mean[k]
+            theta = [d.paired_normal(S.SAMPLE, t, r, k) * self.sd[k] + self.mean[k]
                      for k in range(self.arms)]
             return first_argmax(theta)
         if isinstance(a, B.BetaThompson):
-            theta = [beta(d, t, r, k, self.p[k], self.q[k]) for k in range(self.arms)]
+            single = beta_module.single_precision(a.alpha, a.beta)
+            theta = [beta(d, t, r, k, self.p[k], self.q[k], single) for k in range(self.arms)]
             return first_argmax(theta)
-        if isinstance(a, B.Gradient):
+        if isinstance(a, B.Gradient):  # e = exp(H - max H) and its sums in single precision
             top = max(self.h)
-            e = [float(np.exp(h - top)) for h in self.h]
-            total = 0.0
-            for x in e:
-                total += x
-            self.pi = [x / total for x in e]
-            u = d.unit(S.SAMPLE, t, r, 0)
-            cum, below = 0.0, 0
-            for p in self.pi:
-                cum += p
-                below += cum <= u
+            self.e = [np.exp(np.float32(h - top)) for h in self.h]
+            self.total = np.float32(0.0)
+            for x in self.e:
+                self.total += x
+            target = np.float32(d.unit(S.SAMPLE, t, r, 0)) * self.total
+            cum, below = np.float32(0.0), 0
+            for x in self.e:
+                cum += x
+                below += bool(cum <= target)
             return min(below, self.arms - 1)
         raise TypeError(a)
 
@@ -163,8 +174,8 @@ class LoopAgent:
             self.s[arm] += reward
             precision = 1.0 / a.prior_sd**2 + self.n[arm] / a.noise_sd**2
             prior = a.prior_mean / a.prior_sd**2
-            self.mean[arm] = (prior + self.s[arm] / a.noise_sd**2) / precision
-            self.sd[arm] = 1.0 / float(np.sqrt(precision))
+            self.mean[arm] = np.float32((prior + self.s[arm] / a.noise_sd**2) / precision)
+            self.sd[arm] = np.float32(1.0 / float(np.sqrt(precision)))
         elif isinstance(a, B.BetaThompson):
             self.p[arm] += reward
             self.q[arm] += 1.0 - reward
@@ -172,23 +183,33 @@ class LoopAgent:
             if a.baseline:
                 self.baseline += (reward - self.baseline) / (t + 1.0)
             step = a.alpha * (reward - self.baseline)
-            self.h = [h - step * p for h, p in zip(self.h, self.pi, strict=True)]
+            scale = step / float(self.total)
+            self.h = [h - scale * float(x) for h, x in zip(self.h, self.e, strict=True)]
             self.h[arm] += step
 
 
-def beta(draws: Draws, t: int, run: int, arm: int, p: float, q: float) -> float:
-    """Cheng's BB/BC with the race's draw scheme (see ``rlviz.bandits.agents._beta_draws``)."""
+def beta(draws: Draws, t: int, run: int, arm: int, p: float, q: float, single: bool) -> float:
+    """Cheng's BB/BC with the race's draw scheme (see ``rlviz.bandits.beta.draws``).
+
+    Attempts are decided in double precision; the accepted candidate's ``W`` is computed in
+    single precision as the race does (``single``: the prior allows it), else in double.
+    """
+    f32 = np.float32
     a = p + q
     lam = float(np.sqrt((2.0 * p * q - a) / (a - 2.0))) if min(p, q) > 1.0 else min(p, q)
     inv = 1.0 / lam
     cinv = (p + lam) * inv
-    for j in range(agents_module.BETA_ATTEMPTS):
+    for j in range(beta_module.ATTEMPTS):
         b = draws.bits(S.SAMPLE, t, run, arm, j)
         high, low = (b >> 32) + 0.5, (b & LOW32) + 0.5  # u1 = high / 2**32, u2 = low / 2**32
         logit = float(np.log(high / (2.0**32 - high)))
         log_z = float(np.log(high * high * low)) + (math.log(4.0) - 96.0 * math.log(2.0))
         w = float(np.exp(logit * inv)) * p
         if float(np.log(a / (q + w))) * a + logit * cinv >= log_z:
+            if not single:
+                return w / (q + w)
+            logit32 = np.log((f32(b >> 32) + f32(0.5)) / (f32((b >> 32) ^ LOW32) + f32(0.5)))
+            w = float(np.exp(logit32 * f32(inv)) * f32(p))
             return w / (q + w)
     return p / a
 

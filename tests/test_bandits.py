@@ -11,6 +11,8 @@ from scipy import integrate, stats
 
 from rlviz import bandits as B
 from rlviz.bandits import agents as agents_module
+from rlviz.bandits import beta as cheng
+from rlviz.bandits import noise as noise_module
 from rlviz.bandits import races as race_module
 from rlviz.errors import InputError
 from tests.bandits_reference import Draws, beta, mix, race_loop
@@ -113,14 +115,18 @@ def beta_params(p: float, q: float, size: int) -> np.ndarray:
     """``[5, size]`` rows ``p``, ``q`` and Cheng's constants, as ``BetaThompson`` keeps them."""
     params = np.empty((5, size))
     params[0], params[1] = p, q
-    params[2:] = agents_module._beta_constants(params[0], params[1])
+    params[2:] = cheng.constants(params[0], params[1])
     return params
 
 
 def draw(cells: np.ndarray, step: int, params: np.ndarray) -> np.ndarray:
-    """``_beta_draws`` at one step, attempt 0 included."""
-    logit, log_z = agents_module._first_attempts(cells, step, 1)
-    return agents_module._beta_draws(cells, step, params, logit[0], log_z[0])
+    """One Beta draw per cell at one step, as ``BetaThompson`` makes them for these shapes."""
+    if not cheng.single_precision(params[0, 0], params[1, 0]):
+        return cheng.exact_draws(cells, step, params)
+    single = np.empty((6, params.shape[1]), dtype=np.float32)
+    single[:5], single[5] = params, cheng.margin(*params)
+    counters = cells.reshape(-1) + noise_module._step_offset(S.SAMPLE, step)
+    return cheng.draws(cells, step, params, single, cheng.uniforms32(noise_module._mix(counters)))
 
 
 SHAPES = [(1.0, 1.0), (1.0, 6.0), (9.0, 1.0), (2.0, 3.0), (30.0, 70.0), (400.0, 600.0),
@@ -143,12 +149,12 @@ def test_cheng_envelope_lies_above_the_beta_density(p, q):
     # An attempt is accepted when u2 <= r(u1), where r = f / (M g) is the Beta density over the
     # scaled envelope. Exactness needs r <= 1 everywhere, so u2 just above 1 is never accepted;
     # and the constants make the bound tight: r = 1 at the envelope's mode u1 = 1/2.
-    inv, cinv, a = agents_module._beta_constants(np.array(p), np.array(q))
+    inv, cinv, a = cheng.constants(np.array(p), np.array(q))
     # Every u1 the draws can give: (h + 1/2) / 2**32 has |ln(u1 / (1 - u1))| < 22.9.
     u1 = 1.0 / (1.0 + np.exp(-np.linspace(-22.9, 22.9, 400_001)))
     logit = np.log(u1 / (1.0 - u1))
     for u2, expected in ((1.0 + 1e-9, False), (1.0 - 1e-9, True)):
-        _, accepted = agents_module._cheng_attempt(
+        _, accepted = cheng.attempt(
             logit, np.log(4.0 * u1 * u1 * u2), p, q, inv, cinv, a
         )
         assert accepted[200_000] == expected  # u1 = 1/2
@@ -165,17 +171,76 @@ def test_beta_draws_equal_the_scalar_sampler_draw_for_draw(p, q):
     scalar = Draws(5)
     for arm in range(arms):
         for run in range(runs):
-            assert draws[arm, run] == beta(scalar, step, run, arm, p, q)
+            assert draws[arm, run] == beta(scalar, step, run, arm, p, q,
+                                           cheng.single_precision(p, q))
+
+
+SINGLE_SHAPES = [s for s in SHAPES if cheng.single_precision(*s)] + [(4000.0, 2.0), (1.0, 4e6)]
+
+
+@pytest.mark.parametrize(("p", "q"), SINGLE_SHAPES)
+def test_single_precision_attempts_decide_like_double_precision(p, q):
+    # What the single-precision test is sure of, the double-precision test decides the same
+    # way; the rest (within the margin) is decided again in double precision.
+    bits = noise_module._mix(np.arange(200_000, dtype=np.uint64) * noise_module._GOLDEN)
+    params = beta_params(p, q, 1)[:, 0]
+    single = np.append(params, cheng.margin(*params)).astype(np.float32)
+    _, test = cheng.attempt32(*cheng.uniforms32(bits), *single[:5])
+    accepted, unsure = test >= single[5], np.abs(test) < single[5]
+    _, exact = cheng.attempt(*cheng.uniforms(bits), *params)
+    assert np.array_equal(accepted, exact & accepted)
+    assert not np.any(exact & ~accepted & ~unsure)
+    # The margin is a worst case: wide for very skewed posteriors, which are then mostly
+    # decided in double precision.
+    assert unsure.mean() < (0.02 if max(p, q) / min(p, q) < 1000 else 1.0)
+
+
+@pytest.mark.parametrize(("p", "q"), SINGLE_SHAPES)
+def test_single_precision_draws_are_the_exact_draws_rounded(p, q):
+    cells = B.Noise(2).cells(np.arange(3000), np.arange(3)[:, None])
+    params = beta_params(p, q, cells.size)
+    for step in range(3):
+        # The same attempts accepted, so the same draws but for W's single-precision rounding.
+        np.testing.assert_allclose(draw(cells, step, params),
+                                   cheng.exact_draws(cells, step, params), rtol=2e-5, atol=0)
+
+
+@pytest.mark.parametrize(("p", "q"), SHAPES + [(4000.0, 2.0)])
+def test_every_way_of_drawing_makes_the_same_draws(p, q):
+    # Single-precision attempts with margins, double-precision decisions with or without
+    # attempts made ahead: the same decisions, and the same candidates.
+    cells = B.Noise(4).cells(np.arange(700), np.arange(3)[:, None])
+    params = beta_params(p, q, cells.size)
+    single = np.empty((6, cells.size), dtype=np.float32)
+    single[:5], single[5] = params, cheng.margin(*params)
+    counters = cells.reshape(-1) + noise_module._step_offset(S.SAMPLE, 9)
+    bits = noise_module._mix(counters + noise_module._DRAW_OFFSETS[:cheng.AHEAD, None])
+    ahead = cheng.ahead_uniforms(bits)
+    rows = cheng.single_precision(p, q)
+    got = [cheng.exact_draws(cells, 9, params, single=rows),
+           cheng.exact_draws(cells, 9, params, single=rows, ahead=ahead)]
+    if rows:
+        got.append(draw(cells, 9, params))
+    for other in got[1:]:
+        np.testing.assert_array_equal(other, got[0])
+
+
+@pytest.mark.parametrize(("alpha", "beta_", "single"), [
+    (1.0, 1.0, True), (0.5, 7.0, True), (1e6, 1.0, True), (0.3, 1.0, False), (2.0, 2e6, False),
+])
+def test_beta_thompson_uses_single_precision_where_the_prior_allows(alpha, beta_, single):
+    cells = B.Noise(0).cells(np.arange(3), np.arange(2)[:, None])
+    assert cheng.Posteriors(cells, alpha, beta_, steps=5).single is single
 
 
 def test_a_beta_draw_rejected_every_time_is_the_posterior_mean(monkeypatch):
-    monkeypatch.setattr(agents_module, "BETA_ATTEMPTS", 2)
+    monkeypatch.setattr(cheng, "ATTEMPTS", 2)
     cells = B.Noise(1).cells(np.arange(3000))
     draws = draw(cells, 4, beta_params(0.05, 1000.0, cells.size))
     fallback = draws == 0.05 / 1000.05
     assert 0.3 < fallback.mean() < 0.7  # acceptance is about 0.3 per attempt
     scalar = Draws(1)
-    assert all(draws[r] == beta(scalar, 4, r, 0, 0.05, 1000.0) for r in range(0, 3000, 7))
+    assert all(draws[r] == beta(scalar, 4, r, 0, 0.05, 1000.0, False) for r in range(0, 3000, 7))
 
 
 # ------------------------------------------------------------------------------ testbeds
@@ -452,9 +517,11 @@ def test_chunking_does_not_change_the_result(monkeypatch, lineup):
     testbed, agents = LINEUPS[lineup]
     whole = B.race(agents, testbed, runs=30, steps=60, seed=1)
     monkeypatch.setattr(race_module, "CHUNK_CELLS", 7 * testbed.arms)
-    # Thompson's first attempts: 1 or 2 steps at once
-    monkeypatch.setattr(agents_module, "BLOCK_CELLS", 50)
+    monkeypatch.setattr(noise_module, "BLOCK_CELLS", 50)  # random numbers 1 or 2 steps ahead
     monkeypatch.setattr(race_module, "STEP_BLOCK", 16)
+    monkeypatch.setattr(race_module, "EVERY_CELL", -10**9)  # rewards drawn at the pulls only
+    monkeypatch.setattr(cheng, "FEW_CELLS", 0)  # Beta attempts in single precision, none ahead
+    monkeypatch.setattr(agents_module, "FEW_CELLS", 0)  # tie-breaking keys only where tied
     chunked = B.race(agents, testbed, runs=30, steps=60, seed=1)
     np.testing.assert_array_equal(whole.counts, chunked.counts)
     np.testing.assert_allclose(whole.regret, chunked.regret, rtol=1e-12)

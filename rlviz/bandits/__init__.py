@@ -17,8 +17,8 @@ arms is an element-wise operation across runs. Steps are numbered from 1 in text
 arguments of formulas; arrays are indexed from 0 (index ``i`` holds step ``i + 1``).
 
 The package is split by concern: ``noise`` (random streams), ``testbeds``, ``agents`` (each
-agent's select and update steps), ``races`` (the vectorised race that calls them), ``bounds`` and
-``book`` (the book's race and its values).
+agent's select and update steps), ``beta`` (the Beta draws of Thompson sampling), ``races`` (the
+vectorised race that calls them), ``bounds`` and ``book`` (the book's race and its values).
 
 Sources: Sutton & Barto, *Reinforcement Learning: An Introduction*, 2nd ed. (2018), chapter 2;
 Auer, Cesa-Bianchi & Fischer (2002), *Finite-time analysis of the multiarmed bandit problem*;
@@ -29,9 +29,6 @@ Agrawal & Goyal (2012); Cheng (1978) for the Beta sampler.
 from __future__ import annotations
 
 from rlviz.bandits.agents import (
-    BETA_ATTEMPTS,
-    BLOCK_CELLS,
-    MIN_PRIOR,
     UCB,
     Agent,
     BetaThompson,
@@ -41,6 +38,8 @@ from rlviz.bandits.agents import (
     Gradient,
     Optimistic,
 )
+from rlviz.bandits.beta import ATTEMPTS as BETA_ATTEMPTS
+from rlviz.bandits.beta import MIN_PRIOR
 from rlviz.bandits.book import (
     BOOK_AGENTS,
     BOOK_VALUES,
@@ -50,7 +49,18 @@ from rlviz.bandits.book import (
     book_race,
 )
 from rlviz.bandits.bounds import kl_bernoulli, lai_robbins, ucb1_bound
-from rlviz.bandits.noise import MAX_ARMS, MAX_RUNS, MAX_STEPS, Noise, Stream, gaussian, unit
+from rlviz.bandits.noise import (
+    BLOCK_CELLS,
+    MAX_ARMS,
+    MAX_RUNS,
+    MAX_STEPS,
+    Noise,
+    Steps,
+    Stream,
+    gaussian,
+    gaussian_rows,
+    unit,
+)
 from rlviz.bandits.races import CHUNK_CELLS, RACE_COST, STEP_BLOCK, Race, race, race_seconds
 from rlviz.bandits.testbeds import (
     BernoulliTestbed,
@@ -83,6 +93,7 @@ __all__ = [
     "Context",
     "EpsilonGreedy",
     "gaussian",
+    "gaussian_rows",
     "GaussianTestbed",
     "GaussianThompson",
     "Gradient",
@@ -95,6 +106,7 @@ __all__ = [
     "race",
     "race_seconds",
     "RandomWalkTestbed",
+    "Steps",
     "Stream",
     "Testbed",
     "ucb1_bound",

@@ -10,7 +10,15 @@ from statistics import NormalDist
 import numpy as np
 
 from rlviz.bandits.agents import Agent, Context
-from rlviz.bandits.noise import MAX_RUNS, MAX_STEPS, Noise
+from rlviz.bandits.noise import (
+    MAX_RUNS,
+    MAX_STEPS,
+    Noise,
+    Stream,
+    _mix,
+    _step_offset,
+    gaussian_rows,
+)
 from rlviz.bandits.testbeds import Testbed
 from rlviz.errors import InputError
 
@@ -274,44 +282,91 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
     """
     arms, size = testbed.arms, ids.size
     cells = noise.cells(ids, np.arange(arms)[:, None])
-    flat_cells = cells.reshape(-1)
-    ctx = Context(arms=arms, runs=size, cells=cells, local=np.arange(size))
+    ctx = Context(arms=arms, runs=size, cells=cells, local=np.arange(size), steps=steps)
     states = [agent.start(ctx) for agent in agents]
+    rewards_of = _Rewards(testbed, ctx, len(agents))
+    walk = None if testbed.stationary else ctx.stream(
+        Stream.WALK, cells[0::2], lambda bits, first: gaussian_rows(bits, arms))
     block = _Block(len(agents), min(STEP_BLOCK, steps), ctx, testbed.stationary)
     carried = [t.final_regret[ids[0]: ids[-1] + 1] for t in tallies]  # views, updated in place
     counts = [np.zeros(arms * size, dtype=np.int64) for _ in agents]
     pulls = np.empty((len(agents), size), dtype=np.int64)  # [K, R] flat (arm, run) indices
     first = means = testbed.initial_means(noise, ids)
+    flat_means = means.reshape(-1)
     gaps = ranks = best = None
     for step in range(steps):
-        if step and not testbed.stationary:
-            means = testbed.drift(step, means, cells)
-        if step == 0 or not testbed.stationary:
+        if step and walk is not None:
+            means = testbed.drift(means, walk.at(step))
+            flat_means = means.reshape(-1)
+        if step == 0 or walk is not None:
             best = means.max(axis=0)
             sorted_means = np.sort(means, axis=0)[::-1].sum(axis=1)
-            if testbed.stationary:  # per (arm, run): its gap, and how many arms are better
+            if walk is None:  # per (arm, run): its gap, and how many arms are better
                 gaps = (best - means).ravel()
-                ranks = (means[:, None, :] > means[None, :, :]).sum(axis=0, dtype=np.uint8)
+                better = (means[:, None, :] > means[None, :, :]).view(np.uint8)
+                ranks = better.sum(axis=0, dtype=np.uint8)
                 ranks = ranks.ravel()
         rank_means[step] += sorted_means
         for agent, state, flat in zip(agents, states, pulls, strict=True):
             np.add(agent.act(state, ctx, step) * size, ctx.local, out=flat)  # ctx.flat
-        chosen = means.reshape(-1)[pulls]
-        rewards = testbed.reward(step, flat_cells[pulls], chosen)
+        chosen = flat_means[pulls]
+        rewards = rewards_of.at(step, pulls, chosen)
         for agent, state, flat, reward in zip(agents, states, pulls, rewards, strict=True):
             agent.learn(state, ctx, step, flat, reward)
         row = step % STEP_BLOCK
         block.flat[:, row] = pulls
         block.reward[:, row] = rewards
-        if not testbed.stationary:
+        if walk is not None:
             block.gap[:, row] = best - chosen
-            block.rank[:, row] = (means > chosen[:, None, :]).sum(axis=1, dtype=np.uint8)
+            better = (means > chosen[:, None, :]).view(np.uint8)
+            np.sum(better, axis=1, dtype=np.uint8, out=block.rank[:, row])
         if row == STEP_BLOCK - 1 or step == steps - 1:
             for k, (tally, cum, count) in enumerate(zip(tallies, carried, counts, strict=True)):
                 block.tally(k, step - row, row + 1, tally, cum, count, gaps, ranks)
     for tally, count in zip(tallies, counts, strict=True):
         tally.counts[ids] = count.reshape(arms, size).T
     return first, means
+
+
+EVERY_CELL = 1024
+"""Rewards are drawn ahead at every cell, not only at the pulled ones, when that draws at most
+this many more numbers a step (few runs, or as many racers as arms): numpy's per-call cost
+then outweighs the extra numbers."""
+
+
+class _Rewards:
+    """The rewards of every racer's pulls at a step: the testbed's draws at the pulled cells.
+
+    A pull's reward depends only on (step, run, arm), so whether the draws are made at the
+    pulled cells, once per cell that several racers pulled, or ahead at every cell (``Steps``)
+    changes nothing but the speed.
+    """
+
+    def __init__(self, testbed: Testbed, ctx: Context, racers: int):
+        self.testbed = testbed
+        self.flat_cells = ctx.cells.reshape(-1)
+        self.ahead = self.pulled = None
+        if (ctx.arms - racers) * ctx.runs <= EVERY_CELL:
+            self.ahead = ctx.stream(Stream.REWARD, self.flat_cells,
+                                    lambda bits, first: testbed.draw(bits))
+        elif racers > 2:  # racers often pull the same arm: draw each pulled cell once
+            self.pulled = np.empty(self.flat_cells.size, dtype=bool)
+            self.draws = np.empty(self.flat_cells.size)
+
+    def at(self, step: int, pulls: np.ndarray, chosen_means: np.ndarray) -> np.ndarray:
+        """Rewards ``[K, R]`` of the pulls (flat cell indices ``[K, R]``) at step ``step``."""
+        if self.ahead is not None:
+            return self.testbed.pay(self.ahead.at(step)[pulls], chosen_means)
+        offset = _step_offset(Stream.REWARD, step)
+        if self.pulled is None:
+            draws = self.testbed.draw(_mix(np.add(self.flat_cells[pulls], offset)))
+        else:
+            self.pulled[:] = False
+            self.pulled[pulls] = True
+            cells = np.flatnonzero(self.pulled)
+            self.draws[cells] = self.testbed.draw(_mix(np.add(self.flat_cells[cells], offset)))
+            draws = self.draws[pulls]
+        return self.testbed.pay(draws, chosen_means)
 
 
 class _Block:

@@ -60,13 +60,23 @@ class Testbed(ABC):
     def initial_means(self, noise: Noise, runs: np.ndarray) -> np.ndarray:
         """True means ``[A, R]`` at step 1 of the runs with indices ``runs`` ``[R]``."""
 
-    def drift(self, step: int, means: np.ndarray, cells: np.ndarray) -> np.ndarray:
-        """True means at step index ``step`` from those at ``step - 1`` (stationary: same)."""
+    def drift(self, means: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """True means one step later (stationary: the same).
+
+        Args:
+            means: ``[A, R]`` the true means now.
+            z: ``[A, R]`` standard normals of the WALK stream at the next step
+                (``gaussian_rows``: single precision).
+        """
         return means
 
     @abstractmethod
-    def reward(self, step: int, cells: np.ndarray, chosen_means: np.ndarray) -> np.ndarray:
-        """Rewards of the pulls at ``cells`` (see ``Noise.cells``) with the given true means."""
+    def draw(self, bits: np.ndarray) -> np.ndarray:
+        """What the REWARD-stream bits of a pull become (a normal, a uniform)."""
+
+    @abstractmethod
+    def pay(self, draws: np.ndarray, chosen_means: np.ndarray) -> np.ndarray:
+        """Rewards of the pulls with these ``draw``-s and true means of the pulled arms."""
 
     @property
     @abstractmethod
@@ -107,9 +117,13 @@ class GaussianTestbed(Testbed):
             Stream.MEANS, 0, runs, np.arange(self.arms)[:, None]
         )
 
-    def reward(self, step, cells, chosen_means):
-        """R = q*(a) + σ·z with z from the REWARD stream at the pulled cell."""
-        return chosen_means + self.noise_sd * gaussian(Noise.bits_at(cells, Stream.REWARD, step))
+    def draw(self, bits):
+        """A standard normal from the REWARD stream at the pulled cell."""
+        return gaussian(bits)
+
+    def pay(self, draws, chosen_means):
+        """R = q*(a) + σ·z."""
+        return chosen_means + self.noise_sd * draws
 
     @property
     def label(self) -> str:
@@ -157,9 +171,13 @@ class BernoulliTestbed(Testbed):
             return np.repeat(np.asarray(self.probs)[:, None], len(runs), axis=1)
         return noise.uniform(Stream.MEANS, 0, runs, np.arange(self.arms)[:, None])
 
-    def reward(self, step, cells, chosen_means):
-        """R = 1 if u < p(a) else 0, with u from the REWARD stream at the pulled cell."""
-        return (unit(Noise.bits_at(cells, Stream.REWARD, step)) < chosen_means).astype(np.float64)
+    def draw(self, bits):
+        """A uniform in (0, 1) from the REWARD stream at the pulled cell."""
+        return unit(bits)
+
+    def pay(self, draws, chosen_means):
+        """R = 1 if u < p(a) else 0."""
+        return (draws < chosen_means).astype(np.float64)
 
     @property
     def label(self) -> str:
@@ -203,13 +221,20 @@ class RandomWalkTestbed(Testbed):
         """Every mean starts at ``start``."""
         return np.full((self.arms, len(runs)), self.start, dtype=np.float64)
 
-    def drift(self, step, means, cells):
-        """Each mean moves by ``w·z``, ``z ~ N(0, 1)`` from the WALK stream."""
-        return means + self.walk_sd * gaussian(Noise.bits_at(cells, Stream.WALK, step))
+    def drift(self, means, z):
+        """Each mean moves by ``w·z``."""
+        step = z.astype(np.float64)
+        step *= self.walk_sd
+        step += means
+        return step
 
-    def reward(self, step, cells, chosen_means):
-        """R = q_t(a) + σ·z with z from the REWARD stream at the pulled cell."""
-        return chosen_means + self.noise_sd * gaussian(Noise.bits_at(cells, Stream.REWARD, step))
+    def draw(self, bits):
+        """A standard normal from the REWARD stream at the pulled cell."""
+        return gaussian(bits)
+
+    def pay(self, draws, chosen_means):
+        """R = q_t(a) + σ·z."""
+        return chosen_means + self.noise_sd * draws
 
     @property
     def label(self) -> str:

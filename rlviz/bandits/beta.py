@@ -1,0 +1,400 @@
+r"""Beta draws for Thompson sampling: Cheng's (1978) rejection algorithms BB and BC.
+
+A draw ``θ ~ Beta(p, q)`` is the candidate
+
+.. math:: V = \frac{1}{\lambda}\ln\frac{u_1}{1 - u_1},\quad W = p\,e^V,\quad
+    Y = \frac{W}{q + W},\qquad \text{accepted if }
+    (p + \lambda) V + A \ln\frac{A}{q + W} \ge \ln(4 u_1^2 u_2),
+
+with ``A = p + q``: ``Y`` has a log-logistic density that, scaled, lies above the Beta density,
+and accepting it with probability (Beta density)/(scaled envelope) makes it an exact Beta draw.
+With ``λ`` from ``constants`` (algorithm BB for ``min(p, q) > 1``, BC otherwise) the scaled
+envelope touches the density at its mode, ``V = 0``, and an attempt is accepted with
+probability 0.68–1 for shapes of at least 1 (about 0.87 typically) and at least 0.29 for
+shapes of at least ``MIN_PRIOR``.
+
+A race draws one ``θ`` for every arm of every run at every step, so the attempts are computed
+in single precision (three times faster here). The *decisions* stay those of double precision:
+``margin`` bounds how far the single-precision test can be from the double-precision one, and
+the few attempts within that distance of the acceptance boundary are decided again in double
+precision. The draws are therefore Cheng's exact draws with ``W`` computed in single precision:
+``Y = W/(q + W)`` and ``1 − Y = q/(q + W)`` are each right to a relative ``1e-6`` (``2e-5``
+in the far tails, where ``|V|`` is large), far below any sampling error.
+Single precision needs ``W = p e^V`` to stay well inside its range, which ``single_precision``
+checks on the prior (counts only add to it); other priors draw with ``exact_draws``, all in double
+precision.
+
+Source: R. C. H. Cheng (1978), *Generating beta variates with nonintegral shape parameters*,
+Communications of the ACM 21(4), algorithms BB and BC.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rlviz.bandits.noise import (
+    _DRAW_OFFSETS,
+    _LOW32,
+    _U32,
+    FEW_CELLS,
+    Steps,
+    Stream,
+    _mix,
+    _step_offset,
+)
+
+ATTEMPTS = 255
+"""Attempts per draw (an attempt is accepted with probability at least 0.29 for shapes of at
+least ``MIN_PRIOR``, so all are rejected with probability below 1e-38)."""
+MIN_PRIOR = 0.05
+"""The smallest Beta prior parameter: smaller ones put almost all the prior mass within
+``1e-20`` of 0 or 1, beyond what a double can tell apart."""
+AHEAD = 4
+"""Attempts made ahead for every cell when there are few cells (see ``Posteriors``)."""
+
+_LOGIT_MAX = 22.9  # |ln(u1 / (1 - u1))| for u1 = (h + 1/2) / 2**32
+
+_LOG_Z_SHIFT = math.log(4.0) - 96.0 * math.log(2.0)
+_U = 2.0**-24  # unit roundoff of single precision
+_F32 = np.float32
+
+
+def constants(p: np.ndarray, q: np.ndarray):
+    r"""Cheng's constants for ``Beta(p, q)``: ``1/λ``, ``(p + λ)/λ`` and ``A = p + q``.
+
+    .. math:: \lambda = \sqrt{\frac{2pq - A}{A - 2}} \text{ if } \min(p, q) > 1
+        \text{ (algorithm BB), else } \min(p, q) \text{ (algorithm BC)}.
+    """
+    a = p + q
+    low = np.minimum(p, q)
+    with np.errstate(invalid="ignore", divide="ignore"):  # A = 2 (p = q = 1) takes λ = 1
+        bb = np.sqrt((2.0 * p * q - a) / (a - 2.0))
+    lam = np.where(low > 1.0, bb, low)
+    inv = 1.0 / lam
+    return inv, (p + lam) * inv, a
+
+
+def single_precision(alpha: float, beta: float) -> bool:
+    """Whether the draws of every posterior from this prior can be made with ``draws``.
+
+    With both prior parameters in [1/2, 10**6], ``λ ≥ 1/2`` (``λ`` is ``min(p, q)`` or at
+    least 1), so ``|V| ≤ 45.8`` and, with at most ``MAX_STEPS`` pulls, ``W = p e^V`` lies
+    within ``[1e-20, 1e27]``: well inside single precision's range.
+    """
+    return 0.5 <= min(alpha, beta) and max(alpha, beta) <= 1e6
+
+
+def margin(p: np.ndarray, q: np.ndarray, inv: np.ndarray, cinv: np.ndarray,
+           a: np.ndarray) -> np.ndarray:
+    r"""How far the single-precision test of ``attempt32`` can be from the double-precision one.
+
+    Each single-precision operation errs by at most ``u = 2**-24`` relative (``exp`` and ``log``
+    by under 3 units in the last place, counted as 4), and the errors add up through the test,
+    scaled by the sizes of its terms: ``|logit| < 22.9``, ``|ln(4 u1² u2)| < 68`` and
+    ``|ln(A / (q + W))| ≤ L = 22.9/λ + ln(A/q)``. Summed, the test errs by at most
+
+    .. math:: u \big[A\,(246/\lambda + 14 + 14 L) + 292\,(p + \lambda)/\lambda + 620\big],
+
+    which is doubled for safety. It is a worst case: fewer than 1% of attempts fall within it
+    for most shapes, up to a third for very skewed ones (``p/q`` or ``q/p`` in the thousands),
+    which are then decided in double precision.
+
+    Returns:
+        The margins, shaped like the arguments (float64).
+    """
+    log_ratio = np.log((a / q).astype(_F32))  # a bound needs no more digits
+    # 2u [a (246/λ + 14 + 14 (22.9/λ + ln(a/q))) + 292 cinv + 620], terms gathered:
+    bound = 566.6 * inv + 14.0 + 14.0 * log_ratio
+    bound *= a
+    bound += 292.0 * cinv + 620.0
+    bound *= 2.0 * _U
+    return bound
+
+
+def uniforms(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The part of an attempt that does not depend on the shapes, in double precision.
+
+    ``u1 = h / 2**32`` and ``u2 = l / 2**32`` with ``h`` and ``l`` the high and the low
+    32 bits of each draw plus 1/2, so that the logit is ``ln(h / (2**32 − h))`` and
+    ``ln(4 u1² u2) = ln(h² l) + ln 4 − 96 ln 2``.
+
+    Returns:
+        ``(ln(u1 / (1 − u1)), ln(4 u1² u2))``, each shaped like ``bits``.
+    """
+    high = np.right_shift(bits, _U32).view(np.int64).astype(np.float64)
+    high += 0.5
+    low = np.bitwise_and(bits, _LOW32).view(np.int64).astype(np.float64)
+    low += 0.5
+    logit = 2.0**32 - high
+    np.divide(high, logit, out=logit)
+    np.log(logit, out=logit)
+    high *= high
+    high *= low
+    log_z = np.log(high, out=high)
+    log_z += _LOG_Z_SHIFT
+    return logit, log_z
+
+
+def attempt(logit, log_z, p, q, inv, cinv, a) -> tuple[np.ndarray, np.ndarray]:
+    r"""One attempt in double precision: the candidates ``Y`` and whether each is accepted.
+
+    ``logit`` and ``log_z`` come from ``uniforms``, ``inv``, ``cinv`` and ``a`` from
+    ``constants``; the shapes broadcast against the draws.
+    """
+    v = logit * inv
+    w = np.exp(v)
+    w *= p
+    t = q + w
+    y = w / t
+    bound = a / t
+    np.log(bound, out=bound)
+    bound *= a
+    bound += logit * cinv
+    return y, bound >= log_z
+
+
+def uniforms32(bits: np.ndarray) -> np.ndarray:
+    """``uniforms`` in single precision: ``[..., 2, n]`` rows logit and ``ln(4 u1² u2)``.
+
+    ``h``, ``2**32 − h`` and ``l`` are rounded to single precision from their integer parts
+    (the complement is formed exactly first, so that a logit near ``u1 = 1`` keeps its
+    precision) and then have 1/2 added.
+    """
+    high = np.right_shift(bits, _U32)
+    h = high.view(np.int64).astype(_F32)
+    h += _F32(0.5)
+    c = np.bitwise_xor(high, _LOW32, out=high).view(np.int64).astype(_F32)  # 2**32 - 1 - h
+    c += _F32(0.5)
+    low = np.bitwise_and(bits, _LOW32).view(np.int64).astype(_F32)
+    low += _F32(0.5)
+    out = np.empty((*bits.shape[:-1], 2, bits.shape[-1]), dtype=_F32)
+    logit, log_z = out[..., 0, :], out[..., 1, :]
+    np.divide(h, c, out=logit)
+    np.log(logit, out=logit)
+    h *= h
+    h *= low
+    h *= _F32(2.0**-94)  # 4 u1² u2
+    np.log(h, out=log_z)
+    return out
+
+
+def attempt32(logit, log_z, p, q, inv, cinv, a) -> tuple[np.ndarray, np.ndarray]:
+    """One attempt in single precision (all arguments float32).
+
+    Returns:
+        ``(W, test)``: the candidates' ``W`` (``Y = W/(q + W)``) and the acceptance test's
+        left side minus its right side: the attempt is accepted for sure where
+        ``test ≥ margin``, rejected for sure where ``test < −margin``.
+    """
+    w = logit * inv
+    np.exp(w, out=w)
+    w *= p
+    test = q + w
+    np.divide(a, test, out=test)
+    np.log(test, out=test)
+    test *= a
+    test += logit * cinv
+    test -= log_z
+    return w, test
+
+
+def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
+          first: np.ndarray) -> np.ndarray:
+    r"""One draw ``θ ~ Beta(p, q)`` at every cell, the attempts in single precision.
+
+    Draws: attempt ``j`` at cell (run, arm) takes draw ``j`` of the SAMPLE stream (``u1`` its
+    high, ``u2`` its low 32 bits). Every cell makes attempt 0; the rejected ones make the next
+    attempts together, two and then four at a time. A cell rejected ``ATTEMPTS`` times takes
+    the posterior mean ``p / (p + q)``. Attempts the single-precision test cannot decide are
+    set aside and the cell goes on drawing; at the end they are decided in double precision,
+    all at once, and a cell takes its first accepted attempt.
+
+    Args:
+        cells: ``[A, R]`` ``Noise.cells``.
+        step: 0-based step index.
+        params: ``[5, A·R]`` rows ``p``, ``q`` and ``constants(p, q)``, flat ``a · R + r``
+            like ``cells.ravel()``, from a prior that passes ``single_precision``.
+        single: ``[6, A·R]`` float32: the same rows in single precision, then ``margin``.
+        first: ``[2, A·R]`` attempt 0's ``uniforms32`` at this step.
+
+    Returns:
+        ``[A·R]`` the draws, in (0, 1] (within ``1e-16`` of 1 they round to 1).
+    """
+    flat_cells = cells.reshape(-1)
+    offset = _step_offset(Stream.SAMPLE, step)
+    w, test = attempt32(*first, *single[:5])
+    y = _candidates(w, params[1])
+    todo = np.flatnonzero(test < single[5])  # not accepted for sure
+    rows = single.take(todo, axis=1)
+    aside = np.flatnonzero(test[todo] + rows[5] >= 0)  # nor rejected for sure
+    set_aside = [(todo[aside], 0, y[todo[aside]])]  # (cells, attempts, candidates)
+    tried, batch = 1, 2 if todo.size > 2048 else 4
+    while todo.size and tried < ATTEMPTS:
+        tries = min(batch, ATTEMPTS - tried)
+        counters = (flat_cells[todo] + offset) + _DRAW_OFFSETS[tried: tried + tries, None]
+        w, test = attempt32(*uniforms32(_mix(counters)).swapaxes(0, 1), *rows[:5])  # [J, n]
+        accepted = test >= rows[5]
+        first_hit = tries - (accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:]).max(axis=0)
+        # The attempts before a cell's first sure one that are not rejected for sure:
+        unsure = (test + rows[5] >= 0) & (np.arange(tries)[:, None] < first_hit)
+        if unsure.any():
+            j, col = np.nonzero(unsure)
+            cell = todo[col]
+            set_aside.append((cell, tried + j, _candidates(w[j, col], params[1, cell])))
+        hit = first_hit < tries  # the first accepted attempt of each cell, if any
+        col = np.flatnonzero(hit)
+        cell = todo[col]
+        y[cell] = _candidates(w[first_hit[col], col], params[1, cell])
+        todo, rows = todo[~hit], rows[:, ~hit]
+        tried, batch = tried + tries, 4
+    y[todo] = params[0, todo] / params[4, todo]  # all rejected (p < 1e-38): the posterior mean
+    _decide_set_aside(y, set_aside, flat_cells + offset, params)
+    return y
+
+
+def exact_draws(cells: np.ndarray, step: int, params: np.ndarray, *, single: bool = False,
+                ahead: np.ndarray | None = None) -> np.ndarray:
+    """``draws`` with every attempt decided in double precision.
+
+    Args:
+        cells: ``[A, R]`` ``Noise.cells``.
+        step: 0-based step index.
+        params: As for ``draws``, from any prior (shapes as small as ``MIN_PRIOR``).
+        single: Candidates with ``W`` in single precision, the same as ``draws`` (for a prior
+            that passes ``single_precision``), instead of exact ones.
+        ahead: Optionally ``[3, K, A·R]`` ``ahead_uniforms`` of this step's first ``K`` attempts.
+
+    Returns:
+        ``[A·R]`` the draws.
+    """
+    flat_cells = cells.reshape(-1)
+    offset = _step_offset(Stream.SAMPLE, step)
+    y = np.empty(flat_cells.size)
+    todo, tried = np.arange(flat_cells.size), 0
+    if ahead is not None:  # the first attempts of every cell, made ahead
+        tried = ahead.shape[1]
+        value, accepted = attempt(ahead[0], ahead[1], *params)
+        todo = _take_first(y, todo, value, accepted, ahead[2], params, single)
+    batch = 2 if todo.size > 2048 else 4
+    while todo.size and tried < ATTEMPTS:
+        tries = min(batch, ATTEMPTS - tried)
+        counters = (flat_cells[todo] + offset) + _DRAW_OFFSETS[tried: tried + tries, None]
+        bits = _mix(counters)
+        value, accepted = attempt(*uniforms(bits), *params.take(todo, axis=1))
+        logit32 = uniforms32(bits)[..., 0, :] if single else None
+        todo = _take_first(y, todo, value, accepted, logit32, params, single)
+        tried, batch = tried + tries, 4
+    y[todo] = params[0, todo] / params[4, todo]  # all rejected (p < 1e-38): the posterior mean
+    return y
+
+
+def ahead_uniforms(bits: np.ndarray) -> np.ndarray:
+    """What ``exact_draws`` needs of attempts made ahead, from ``[..., K, n]`` draws.
+
+    Returns:
+        ``[..., 3, K, n]``: ``uniforms`` (logit and ``ln(4 u1² u2)``) and the single-precision
+        logit of ``uniforms32`` (exact in double precision).
+    """
+    logit, log_z = uniforms(bits)
+    return np.stack([logit, log_z, uniforms32(bits)[..., 0, :].astype(np.float64)], axis=-3)
+
+
+def _take_first(y, todo, value, accepted, logit32, params, single) -> np.ndarray:
+    """Each cell of ``todo`` whose attempts (``[J, n]``) accepted one takes the first into ``y``.
+
+    The candidate is ``value`` (exact), or with ``single`` made in single precision from
+    ``logit32``, as ``attempt32`` makes it. Returns the cells still to draw.
+    """
+    tries = accepted.shape[0]
+    first_hit = tries - (accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:]).max(axis=0)
+    hit = np.flatnonzero(first_hit < tries)
+    cell = todo[hit]
+    if single:
+        p, _, inv = params[:3, cell].astype(_F32)
+        w = logit32[first_hit[hit], hit].astype(_F32) * inv
+        np.exp(w, out=w)
+        w *= p
+        y[cell] = _candidates(w, params[1, cell])
+    else:
+        y[cell] = value[first_hit[hit], hit]
+    return np.delete(todo, hit)
+
+
+_FIRST_WEIGHTS = np.arange(AHEAD, 0, -1, dtype=np.uint8)[:, None]  # [4, 1]: 4, 3, 2, 1
+
+
+def _candidates(w: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``Y = W/(q + W)`` in double precision from single-precision ``W``."""
+    y = w.astype(np.float64)
+    y /= q + y
+    return y
+
+
+def _decide_set_aside(y, set_aside, counters, params) -> None:
+    """Decide the set-aside attempts in double precision; a cell takes its first accepted one.
+
+    A set-aside attempt comes before any the cell had accepted, so if it is accepted its
+    candidate replaces the cell's draw in ``y``. ``counters`` are attempt 0's counters before
+    mixing, ``[A·R]``.
+    """
+    cell = np.concatenate([c for c, _, _ in set_aside])
+    if not cell.size:
+        return
+    tried = np.concatenate([np.broadcast_to(j, c.shape) for c, j, _ in set_aside])
+    candidate = np.concatenate([y for _, _, y in set_aside])
+    bits = _mix(counters[cell] + _DRAW_OFFSETS[tried])
+    ok = np.flatnonzero(attempt(*uniforms(bits), *params[:, cell])[1])
+    order = ok[np.lexsort((tried[ok], cell[ok]))]  # by cell, then attempt: first ones first
+    first = order[np.unique(cell[order], return_index=True)[1]]
+    y[cell[first]] = candidate[first]
+
+
+class Posteriors:
+    """``Beta(p, q)`` posteriors of the cells of a race, and their draws, step after step.
+
+    The draws are the same whichever way they are made: with up to ``FEW_CELLS`` cells every
+    attempt is decided in double precision, ``AHEAD`` of them made ahead (numpy's per-call cost
+    outweighs the arithmetic); with more, by ``draws``. Candidates are made in single precision
+    whenever the prior allows (``single_precision``).
+
+    Args:
+        cells: ``[A, R]`` ``Noise.cells``.
+        alpha, beta: The prior.
+        steps: The race's length (random numbers are made ahead, never beyond it).
+    """
+
+    def __init__(self, cells: np.ndarray, alpha: float, beta: float, *, steps: int):
+        self.cells = cells
+        self.params = params = np.empty((5, cells.size))
+        params[0], params[1] = alpha, beta
+        params[2:] = constants(params[0], params[1])
+        self.single = single_precision(alpha, beta)
+        self.ahead = self.first = self.rows32 = None
+        flat = cells.reshape(-1)
+        if cells.size <= FEW_CELLS:
+            self.ahead = Steps(flat, Stream.SAMPLE, lambda bits, first: ahead_uniforms(bits),
+                               end=steps, draws=AHEAD)
+        elif self.single:  # p, q, inv, cinv, a in single precision, and the margin
+            self.rows32 = np.empty((6, cells.size), dtype=_F32)
+            self.rows32[:5], self.rows32[5] = params, margin(*params)
+            self.first = Steps(flat, Stream.SAMPLE, lambda bits, first: uniforms32(bits),
+                               end=steps)
+
+    def draw(self, step: int) -> np.ndarray:
+        """``[A·R]`` one draw ``θ ~ Beta(p, q)`` of every cell at step ``step``."""
+        if self.first is not None:
+            return draws(self.cells, step, self.params, self.rows32, self.first.at(step))
+        ahead = None if self.ahead is None else self.ahead.at(step)
+        return exact_draws(self.cells, step, self.params, single=self.single, ahead=ahead)
+
+    def add(self, cells: np.ndarray, wins: np.ndarray) -> None:
+        """A win at each of these cells (flat indices) adds 1 to its ``p``, a loss to its ``q``."""
+        params = self.params
+        params.reshape(-1)[cells + params.shape[1] * ~wins] += 1.0
+        p, q = params[:2].take(cells, axis=1)
+        params[2:, cells] = inv, cinv, a = constants(p, q)
+        if self.rows32 is not None:
+            self.rows32[:, cells] = np.array((p, q, inv, cinv, a, margin(p, q, inv, cinv, a)),
+                                             dtype=_F32)
