@@ -122,7 +122,7 @@ def _order_table(n_actions: int) -> tuple[tuple[tuple[int, int], ...], np.ndarra
     rows ``2**P + a`` (P pairs) hold action ``a`` ``n_actions`` times.
     """
     pairs = tuple((a, b) for a in range(n_actions) for b in range(a + 1, n_actions))
-    table = np.zeros((2 ** len(pairs) + n_actions, n_actions), dtype=np.int64)
+    table = np.zeros((2 ** len(pairs) + n_actions, n_actions), dtype=np.int8)
     for order in itertools.permutations(range(n_actions)):
         place = {a: k for k, a in enumerate(order)}
         table[sum(1 << k for k, (a, b) in enumerate(pairs) if place[b] < place[a])] = order

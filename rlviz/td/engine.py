@@ -45,14 +45,14 @@ __all__ = [
 
 # --------------------------------------------------------------------------- the model, the logs
 def _last_end(ended: np.ndarray, t_first: int, before: np.ndarray) -> np.ndarray:
-    """Per run, the last step of a log ``ended [n, R]`` (from ``t_first``) that ended an episode.
+    """Per lane, the last step of a log ``ended [n, L]`` (from ``t_first``) that ended an episode.
 
-    Runs with no such step keep ``before``.
+    Lanes with no such step keep ``before`` (a step before ``t_first``, or -1).
     """
     if len(ended) == 0:
         return before
-    last = t_first + len(ended) - 1 - ended[::-1].argmax(axis=0)
-    return np.where(ended.any(axis=0), last, before)
+    step_after = np.arange(t_first + 1, t_first + len(ended) + 1)[:, None]  # 0 marks no end
+    return np.maximum(before, np.maximum.reduce(ended * step_after, axis=0) - 1)
 
 
 def _steps_to_end(mdp: TabularMDP, cap: int) -> np.ndarray:
