@@ -33,25 +33,17 @@ The package is split by concern: ``updates`` (the readable targets and update), 
 
 from __future__ import annotations
 
-from rlviz.td.engine import (
-    BLOCK,
-    run_control,
-)
-from rlviz.td.engine import EXPLORE as EXPLORE
-from rlviz.td.engine import RANDOM_ACTION as RANDOM_ACTION
-from rlviz.td.engine import START as START
-from rlviz.td.engine import TABLE_COIN as TABLE_COIN
-from rlviz.td.engine import TIE_KEYS as TIE_KEYS
-from rlviz.td.engine import TRANSITION as TRANSITION
-from rlviz.td.engine import (
-    _episode_returns as _episode_returns,
-)
-from rlviz.td.engine import (
-    _greedy_order as _greedy_order,
-)
-from rlviz.td.engine import (
-    _steps_to_end as _steps_to_end,
-)
+from rlviz.td.dice import BLOCK
+from rlviz.td.dice import EXPLORE as EXPLORE
+from rlviz.td.dice import RANDOM_ACTION as RANDOM_ACTION
+from rlviz.td.dice import START as START
+from rlviz.td.dice import TABLE_COIN as TABLE_COIN
+from rlviz.td.dice import TIE_KEYS as TIE_KEYS
+from rlviz.td.dice import TRANSITION as TRANSITION
+from rlviz.td.dice import _greedy_order as _greedy_order
+from rlviz.td.engine import _episode_returns as _episode_returns
+from rlviz.td.engine import _steps_to_end as _steps_to_end
+from rlviz.td.engine import run_control, run_control_many
 from rlviz.td.loop import (
     run_control_loop,
 )
@@ -99,6 +91,7 @@ __all__ = [
     "q_learning_target",
     "run_control",
     "run_control_loop",
+    "run_control_many",
     "sarsa_target",
     "td_update",
     "worked_update",

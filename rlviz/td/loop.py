@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlviz.mdp import TabularMDP
-from rlviz.td.engine import (
+from rlviz.td.dice import (
     EXPLORE,
     RANDOM_ACTION,
     START,
@@ -13,10 +13,10 @@ from rlviz.td.engine import (
     TIE_KEYS,
     TRANSITION,
     _generators,
-    _result,
     _RunDice,
     _start_sampler,
 )
+from rlviz.td.engine import _result
 from rlviz.td.results import DEFAULT_MAX_STEPS, ControlResult, _check_run, epsilon_schedule
 from rlviz.td.updates import (
     double_q_target,
