@@ -32,10 +32,10 @@ Both model-based learners know that the dynamics do not depend on the step (they
 step's data into one model over positions) and that a move goes back, stays or goes forward;
 the Q-learners keep one table per step, ``Q_h``, as finite-horizon Q-learning must.
 
-Planning is ``rlviz.dp.value_iteration`` with γ = 1 started from ``V_0 = 0``: its sweep ``k``
-is the optimal value with ``k`` steps to go, so ``H`` sweeps are backward induction, and the
-trace's greedy sets are the optimal non-stationary policy (step ``h`` acts greedily on
-``V_{H−h−1}``). All runs' models are planned at once as one block-diagonal model.
+Planning is backward induction, which is value iteration with γ = 1 started from ``V_0 = 0``
+(``rlviz.dp``'s synchronous backup, to the bit): sweep ``k`` is the optimal value with ``k``
+steps to go, and its greedy sets are the optimal non-stationary policy (step ``h`` acts
+greedily on ``V_{H−h−1}``). All runs' models are planned at once, as one batch.
 
 Random numbers. Run ``r`` owns ``SeedSequence(seed).spawn(runs)[r]``, which spawns two streams:
 one gives each (episode, step) a row of uniforms (exploration coin, random action, tie-break,
@@ -58,6 +58,7 @@ from rlviz.exploration.engine import (
 )
 from rlviz.exploration.exact import (
     Plan,
+    backward_induction,
     finite_horizon_plan,
     first_reach_probability,
     policy_value_exact,
@@ -112,6 +113,7 @@ __all__ = [
     "Problem",
     "Study",
     "Sweep",
+    "backward_induction",
     "bonus_model",
     "choose_actions",
     "deep_sea",

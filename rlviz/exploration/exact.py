@@ -6,23 +6,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlviz import dp
+from rlviz.dp.traces import TIE_RTOL
 from rlviz.errors import InputError
 from rlviz.exploration.problems import Problem
 from rlviz.mdp import TabularMDP, policy_value
 
 __all__ = [
     "Plan",
+    "backward_induction",
     "finite_horizon_plan",
     "first_reach_probability",
     "policy_value_exact",
     "random_walk_episodes",
 ]
-
-
-PLAN_THETA = 1e-300
-"""Value iteration's stopping threshold for planning: it stops early only at an exact fixed
-point, after which every further sweep would return the same values."""
 
 
 # --------------------------------------------------------------------------- exact answers
@@ -51,16 +47,51 @@ class Plan:
         return self.values[-1]
 
 
+def backward_induction(next_state, prob, reward, horizon: int):
+    r"""Optimal values and actions with ``k`` steps to go, of one model or of many at once.
+
+    .. math:: V_0 = 0, \qquad Q_k(s, a) = r(s, a) + \sum_j p_j(s, a)\, V_{k-1}(s'_j(s, a)),
+        \qquad V_k(s) = \max_a Q_k(s, a)
+
+    This is value iteration with γ = 1 from ``V_0 = 0``, sweep by sweep (``rlviz.dp``'s
+    synchronous backup, to the bit: a test checks it), so sweep ``k`` is the optimal value with
+    ``k`` steps to go (Puterman, 1994, section 4.5). Actions within ``TIE_RTOL`` of the best
+    count as tied, as in ``rlviz.dp``.
+
+    Args:
+        next_state: ``[..., S, A, K]`` successor of each outcome (positions of the same model).
+        prob: ``[..., S, A, K]`` outcome probabilities.
+        reward: ``[..., S, A]`` expected reward of each move.
+        horizon: Sweeps ``H >= 1``.
+
+    Returns:
+        ``(values [H + 1, ..., S], greedy [H, ..., S, A])``: ``V_k`` for ``k = 0..H``, and the
+        actions optimal with ``k + 1`` steps to go (greedy on ``V_k``).
+    """
+    next_state = np.asarray(next_state)
+    *batch, n_states, n_actions, n_out = next_state.shape
+    models = int(np.prod(batch, dtype=np.int64))
+    # Where each successor's value sits in V.ravel() (model m's values start at m * S).
+    where = next_state + (np.arange(models) * n_states).reshape(*batch, 1, 1, 1)
+    v = np.zeros((*batch, n_states))
+    values, greedy = [v], []
+    for _ in range(int(horizon)):
+        q = reward + np.add.reduce(prob * v.take(where), axis=-1)
+        best = np.maximum.reduce(q, axis=-1)[..., None]
+        greedy.append(q >= best - TIE_RTOL * (1.0 + np.abs(best)))
+        v = best[..., 0]
+        values.append(v)
+    return np.stack(values), np.stack(greedy)
+
+
 def finite_horizon_plan(mdp: TabularMDP, horizon: int, *, with_q: bool = True) -> Plan:
-    r"""Backward induction over ``horizon`` steps, as ``horizon`` sweeps of value iteration.
+    r"""The optimal non-stationary policy of an episode of ``horizon`` steps.
 
-    .. math:: V_0 = 0, \qquad V_k(s) = \max_a \Big[ r(s, a) + \sum_{s'} p(s' \mid s, a)\,
-        V_{k-1}(s') \Big], \qquad \pi_h(s) \in \arg\max_a \big[ r(s, a) + P V_{H-h-1} \big]
+    .. math:: \pi_h(s) \in \arg\max_a \Big[ r(s, a) + \sum_{s'} p(s' \mid s, a)\,
+        V_{H-h-1}(s') \Big]
 
-    Synchronous value iteration with γ = 1 from ``V_0 = 0`` computes exactly these iterates
-    (Puterman, 1994, section 4.5; Sutton & Barto, 2018, section 4.4), so its trace is the
-    plan: sweep ``k`` is the value with ``k`` steps to go, and step ``h`` of an episode (with
-    ``H − h`` steps to go) acts greedily on ``V_{H−h−1}``.
+    Step ``h`` of an episode has ``H − h`` steps to go, so it acts greedily on ``V_{H−h−1}``
+    of ``backward_induction`` (Sutton & Barto, 2018, section 4.4; Puterman, 1994, section 4.5).
 
     Args:
         mdp: The model (no terminal states needed: the horizon ends the episode).
@@ -70,17 +101,14 @@ def finite_horizon_plan(mdp: TabularMDP, horizon: int, *, with_q: bool = True) -
     Returns:
         The plan: values with ``k`` steps to go, optimal actions and values at each step.
     """
-    trace = dp.value_iteration(mdp, gamma=1.0, theta=PLAN_THETA, max_sweeps=int(horizon))
-    values, greedy = trace.values, trace.greedy
-    if len(values) < horizon + 1:  # stopped at a fixed point: every later sweep repeats it
-        pad = horizon + 1 - len(values)
-        values = np.concatenate([values, np.repeat(values[-1:], pad, axis=0)])
-        greedy = np.concatenate([greedy, np.repeat(greedy[-1:], pad, axis=0)])
+    values, greedy = backward_induction(mdp.next_state, mdp.prob, mdp.R, horizon)
     q = None
     if with_q:
         to_go = values[:horizon]  # V_0 .. V_{H-1}
         q = (mdp.R[None] + (mdp.prob[None] * to_go[:, mdp.next_state]).sum(axis=-1))[::-1]
-    return Plan(values=values[: horizon + 1], greedy=greedy[:horizon][::-1], q=q)
+    for a in (values, greedy):
+        a.setflags(write=False)
+    return Plan(values=values, greedy=greedy[::-1], q=q)
 
 
 def time_expanded(problem: Problem) -> TabularMDP:

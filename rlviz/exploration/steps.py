@@ -7,9 +7,8 @@ import functools
 import numpy as np
 
 from rlviz import td
-from rlviz.exploration.exact import finite_horizon_plan
+from rlviz.exploration.exact import backward_induction
 from rlviz.exploration.problems import N_SLOTS, STAY
-from rlviz.mdp import TabularMDP
 
 __all__ = [
     "bonus_model",
@@ -151,7 +150,7 @@ def posterior_sample(counts, reward_sum, rng):
 
 
 def plan_models(next_state, prob, reward, horizons, *, steps=None):
-    """Plan every lane's model at once: one value iteration on their block-diagonal union.
+    """Plan every lane's model at once: ``backward_induction`` over the lanes.
 
     Args:
         next_state: ``[L, S, A, 3]`` each lane's chain layout (positions ``0..S-1``).
@@ -165,21 +164,11 @@ def plan_models(next_state, prob, reward, horizons, *, steps=None):
         ``[L, steps, S, A]`` bool, each lane's optimal actions at its step ``h`` (steps beyond
         its horizon are False).
     """
-    n_lanes, n_states, n_actions, n_out = prob.shape
-    offset = (np.arange(n_lanes) * n_states)[:, None, None, None]
-    start = np.zeros(n_lanes * n_states)
-    start[0] = 1.0
-    union = TabularMDP(
-        next_state=(next_state + offset).reshape(-1, n_actions, n_out),
-        prob=prob.reshape(-1, n_actions, n_out),
-        reward=np.broadcast_to(reward[..., None], prob.shape).reshape(-1, n_actions, n_out),
-        terminal=np.zeros(n_lanes * n_states, dtype=bool), start=start,
-        action_names=("left", "right")[:n_actions], name="sampled models",
-    )
     horizons = np.asarray(horizons)
     longest = int(horizons.max())
-    greedy = finite_horizon_plan(union, longest, with_q=False).greedy.reshape(
-        longest, n_lanes, n_states, n_actions).swapaxes(0, 1)  # [L, H_max, S, A]
+    expected = (prob * reward[..., None]).sum(axis=-1)  # r(s, a), as TabularMDP.R sums it
+    _, to_go = backward_induction(next_state, prob, expected, longest)  # [H, L, S, A]
+    greedy = to_go[::-1].swapaxes(0, 1)  # [L, H_max, S, A]: step h has H_max - h steps to go
     steps = longest if steps is None else int(steps)
     if steps == longest and (horizons == longest).all():
         return greedy

@@ -23,7 +23,12 @@ import numpy as np
 from rlviz import td
 from rlviz.errors import InputError
 from rlviz.planning.mazes import PLANNERS, Maze
-from rlviz.planning.steps import exploration_bonus, plan, q_update, sample_model
+from rlviz.planning.steps import (
+    exploration_bonus,
+    plan,
+    q_update,
+    sample_model,
+)
 
 # The columns of a run's dice: rlviz.td's layout (so n = 0 is td's Q-learning, draw for draw).
 EXPLORE, RANDOM_ACTION, TIE_KEYS = td.EXPLORE, td.RANDOM_ACTION, td.TIE_KEYS
@@ -143,6 +148,20 @@ def _actions(u: np.ndarray, q_s: np.ndarray | None, epsilon) -> np.ndarray:
     return np.where(u[..., EXPLORE] < epsilon, random_action, greedy)
 
 
+def _preference(u: np.ndarray, epsilon) -> np.ndarray:
+    """``[..., A]`` each step's actions in the order ε-greedy prefers them, from dice ``u``.
+
+    Greedy: the largest tie-break key first, so the first best action in this order is the
+    tied best action with the largest key (as ``_actions`` chooses it). Exploring: the random
+    action ``A`` times, chosen whatever the values say.
+    """
+    n_actions = u.shape[-1] - TIE_KEYS
+    order = np.argsort(-u[..., TIE_KEYS:], axis=-1, kind="stable")
+    explore = u[..., EXPLORE] < epsilon
+    order[explore] = (u[..., RANDOM_ACTION][explore] * n_actions).astype(np.int64)[:, None]
+    return order
+
+
 # --------------------------------------------------------------------------- the engine
 def _check(maze_, planners, n, runs, episodes, steps, change_at, epsilon, alpha, gamma, kappa,
            max_steps, max_updates):
@@ -225,24 +244,28 @@ class _Lanes:
     world ``w``'s copy starts ``w * L * C * A`` further on. Rows ``l * C + s`` name states.
     """
 
-    next_row: np.ndarray  # [W * L*C*A] row of the next state
+    next_cell: np.ndarray  # [W * L*C*A] the next cell
+    next_at: np.ndarray  # [W * L*C*A] where the next state's values start: (l * C + s') * A
     reward: np.ndarray  # [W * L*C*A]
-    after: np.ndarray  # [W * L*C*A] the row at the next step: the start after a goal
+    after_at: np.ndarray  # [W * L*C*A] the same for the state of the next step (S after a goal)
     ends: np.ndarray  # [W * L*C*A] bool, the move reaches a goal
     size: int  # L * C * A
 
     @classmethod
     def build(cls, maze_: Maze, lanes: int) -> _Lanes:
         worlds, n_cells, n_actions = maze_.next_cell.shape
+        shape = (worlds, lanes, n_cells, n_actions)
         base = (np.arange(lanes) * n_cells)[None, :, None, None]
         next_row = maze_.next_cell[:, None] + base  # [W, L, C, A]
         ends = np.broadcast_to(
             np.take_along_axis(maze_.terminal, maze_.next_cell.reshape(worlds, -1), axis=1)
-            .reshape(worlds, 1, n_cells, n_actions), next_row.shape)
+            .reshape(worlds, 1, n_cells, n_actions), shape)
         after = np.where(ends, maze_.start[:, None, None, None] + base, next_row)
-        reward = np.broadcast_to(maze_.reward[:, None], next_row.shape)
-        return cls(next_row=next_row.ravel(), reward=reward.ravel(), after=after.ravel(),
-                   ends=ends.ravel(), size=lanes * n_cells * n_actions)
+        return cls(next_cell=np.broadcast_to(maze_.next_cell[:, None], shape).ravel(),
+                   next_at=(next_row * n_actions).ravel(),
+                   reward=np.broadcast_to(maze_.reward[:, None], shape).ravel(),
+                   after_at=(after * n_actions).ravel(), ends=ends.ravel(),
+                   size=lanes * n_cells * n_actions)
 
 
 def _first_walk(maze_: Maze, streams, lane_run, walking, limit: int, change: int, epsilon: float,
@@ -417,7 +440,9 @@ def run_dyna(
     _keep(final, tab, np.flatnonzero(done))
     alpha_v, gamma_v = np.full(lanes, float(alpha)), np.full(lanes, float(gamma))
     lane_cells = np.arange(lanes) * n_cells
-    row = lane_cells + cell
+    lane_actions = np.arange(lanes) * n_actions  # where each lane's row starts in an [L, A]
+    s_at = (lane_cells + cell) * n_actions  # where each lane's Q(S, ·) starts in q.ravel()
+    action_at = np.arange(n_actions)[:, None]  # [A, 1] Q(s, a) sits at s_at + a
     fresh = t_lane == 0  # the lane starts an episode at its next step
     q = tab.q
 
@@ -429,9 +454,7 @@ def run_dyna(
                 plan_streams[r, k].forget(earliest)
         dice = np.stack([streams[lane_run[lane]].rows(t_lane[lane], t_lane[lane] + BLOCK)
                          for lane in range(lanes)], axis=1)  # [B, L, width]
-        explore = dice[..., EXPLORE] < epsilon
-        random_action = (dice[..., RANDOM_ACTION] * n_actions).astype(np.int64)
-        keys = np.nextafter(dice[..., TIE_KEYS:], 2.0)  # never 0: a tied action beats the rest
+        prefer = _preference(dice, epsilon)  # [B, L, A]
         n_now = int(n_lane[~done].max())  # the planning rounds this block needs
         if n_now:
             draws = np.zeros((BLOCK, lanes, n_now, 2))  # [B, L, n, 2]
@@ -442,7 +465,8 @@ def run_dyna(
             pad = np.arange(n_now)[None, :] >= n_lane[:, None]  # [L, n] the no-op rounds
             padded = pad.any()
         # What happens at which step of this block: the world's change, each lane's last step.
-        offset = world.size * (t_lane[None, :] + np.arange(BLOCK)[:, None] >= change)  # [B, L]
+        offset = None if worlds == 1 else world.size * (
+            t_lane[None, :] + np.arange(BLOCK)[:, None] >= change)  # [B, L]
         changes = _by_step(np.where(done, never, change - t_lane))
         lasts = _by_step(np.where(done, never, stop_at - 1 - t_lane))
         check = never if episodes is None else int(
@@ -453,38 +477,36 @@ def run_dyna(
         for i in range(BLOCK):
             if i in changes:  # the new world: off a wall or a goal, and its own start
                 ls = changes[i]
-                c = row[ls] - lane_cells[ls]
+                c = s_at[ls] // n_actions - lane_cells[ls]
                 starting = log_end[i - 1, ls] if i else fresh[ls]  # an episode begins now
                 away = ~maze_.floor[1, c] | maze_.terminal[1, c] | starting
-                row[ls] = np.where(away, lane_cells[ls] + maze_.start[1], row[ls])
-            q_rows = q.reshape(-1, n_actions)
-            q_s = q_rows[row]
-            greedy = np.where(q_s == q_s.max(axis=1, keepdims=True), keys[i], 0.0).argmax(axis=1)
-            sa = row * n_actions + np.where(explore[i], random_action[i], greedy)
-            here = sa + offset[i]  # the pair in the current world's tables
-            s2, r = world.next_row[here], world.reward[here]
+                s_at[ls] = np.where(away, (lane_cells[ls] + maze_.start[1]) * n_actions, s_at[ls])
             flat = q.reshape(-1)
+            # The first action, in the order of preference, whose value is the largest.
+            choices = s_at[:, None] + prefer[i]  # [L, A] where those values sit
+            sa = choices.take(flat.take(choices).argmax(axis=1) + lane_actions)
+            here = sa if offset is None else sa + offset[i]  # the pair in the current world
+            r, q_next = world.reward.take(here), flat.take(action_at + world.next_at.take(here)).T
             # (d) direct RL. A goal's values stay 0 (nobody acts there): no terminal mask needed.
-            flat[sa] = q_update(flat[sa], r, q_rows[s2], alpha=alpha_v, gamma=gamma_v)
-            log_pair[i], log_r[i], log_end[i] = sa, r, world.ends[here]
+            flat[sa] = q_update(flat.take(sa), r, q_next, alpha=alpha_v, gamma=gamma_v)
+            log_pair[i], log_r[i], log_end[i] = sa, r, world.ends.take(here)
             if not n_now:  # Q-learning: the model is kept only to be shown
-                tab.model_next.reshape(-1)[sa] = s2 - lane_cells
+                tab.model_next.reshape(-1)[sa] = world.next_cell.take(here)
             else:  # (e) model learning, then (f) planning: n replayed transitions
                 t_next = t_lane + (i + 1)
-                _learn_model(tab, sa, s2 - lane_cells, r, t_next, bonus)
+                _learn_model(tab, sa, world.next_cell.take(here), r, t_next, bonus)
                 ps, pa = sample_model(draws[i, ..., 0], draws[i, ..., 1], tab.seen, tab.n_seen,
                                       tab.tried_list, tab.n_tried, any_action=plus)
-                at = (lane_cells[:, None] + ps) * n_actions + pa
-                pr = tab.model_reward.reshape(-1)[at]
-                if bonus:
-                    pr = exploration_bonus(pr, t_next[:, None] - tab.last_tried.reshape(-1)[at],
-                                           kappa_l)
-                pn = tab.model_next.reshape(-1)[at]
-                if padded:
+                if padded:  # the rounds a lane does not make replay the no-op
                     ps, pa = np.where(pad, spare, ps), np.where(pad, 0, pa)
-                    pr, pn = np.where(pad, 0.0, pr), np.where(pad, spare, pn)
+                at = (lane_cells[:, None] + ps) * n_actions + pa
+                pr, pn = tab.model_reward.take(at), tab.model_next.take(at)
+                if bonus:
+                    pr = exploration_bonus(pr, t_next[:, None] - tab.last_tried.take(at), kappa_l)
+                    if padded:
+                        pr = np.where(pad, 0.0, pr)
                 q = tab.q = plan(q, ps, pa, pr, pn, alpha=alpha_v, gamma=gamma_v)
-            row = world.after[here]
+            s_at = world.after_at.take(here)
             finished = lasts.get(i)
             if i >= check:
                 played_now = played + log_end[: i + 1].sum(axis=0)

@@ -75,14 +75,16 @@ def sample_model(u_state, u_action, seen, n_seen, tried, n_tried, *, any_action)
         ``(states, actions)``, each ``[L, n]``.
     """
     n_lanes, n_cells, n_actions = tried.shape
-    lane = np.arange(n_lanes)[:, None] * n_cells  # where each lane's lists start, flat
-    states = seen.reshape(-1)[lane + (u_state * n_seen[:, None]).astype(np.int64)]
+    lane = _lane_starts(n_lanes, n_cells)  # [L, 1] where each lane's lists start, flat
+    states = seen.take(lane + (u_state * n_seen[:, None]).astype(np.int64))
     where = lane + states  # the state's row in each lane
-    counts = np.where(any_action[:, None], n_actions, n_tried.reshape(-1)[where])
+    counts = n_tried.take(where)
+    if any_action.any():
+        counts = np.where(any_action[:, None], n_actions, counts)
     pick = (u_action * counts).astype(np.int64)
     if not any_action.any():
-        return states, tried.reshape(-1)[where * n_actions + pick]
-    listed = tried.reshape(-1)[where * n_actions + np.minimum(pick, n_actions - 1)]
+        return states, tried.take(where * n_actions + pick)
+    listed = tried.take(where * n_actions + np.minimum(pick, n_actions - 1))
     actions = np.where(any_action[:, None], pick, listed)
     return states, actions
 
@@ -110,12 +112,13 @@ def plan(q, s, a, r, s_next, *, alpha, gamma):
     lanes, n_cells, n_actions = q.shape
     row = _lane_starts(lanes, n_cells)  # [L, 1] each lane's first row
     q_sa_at = ((row + s) * n_actions + a).T.copy()  # [n, L] where Q(S, A) sits in q.ravel()
-    next_at = (row + s_next).T.copy()  # [n, L] the row of Q(S', ·)
+    # [n, A, L] where Q(S', ·) sits, action first: the max over actions then runs along the
+    # first axis in memory, which numpy reduces fastest.
+    next_at = ((row + s_next) * n_actions).T[:, None, :] + np.arange(n_actions)[:, None]
     r = np.asarray(r, dtype=np.float64).T.copy()
-    flat, by_row = q.reshape(-1), q.reshape(-1, n_actions)
-    for k in range(len(q_sa_at)):
-        at = q_sa_at[k]
-        flat[at] = q_update(flat[at], r[k], by_row[next_at[k]], alpha=alpha, gamma=gamma)
+    flat = q.reshape(-1)
+    for at, r_k, next_k in zip(q_sa_at, r, next_at, strict=True):
+        flat[at] = q_update(flat[at], r_k, flat.take(next_k).T, alpha=alpha, gamma=gamma)
     return q
 
 
