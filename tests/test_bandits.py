@@ -541,17 +541,6 @@ def test_rewards_do_not_depend_on_how_they_are_drawn(monkeypatch, every_cell):
         np.testing.assert_array_equal(part.reward, whole.reward[:len(line_up)])
 
 
-@pytest.mark.parametrize("arms", [1, 3, 10, 40])
-def test_ranks_and_rank_sums_match_a_sort(arms):
-    rng = np.random.default_rng(arms)
-    means = rng.normal(size=(arms, 50)).round(1)  # rounded: many ties
-    means[:, :5] = 0.25  # whole runs tied
-    ranks = race_module._ranks(means).reshape(arms, 50)
-    np.testing.assert_array_equal(ranks, (means[None, :, :] > means[:, None, :]).sum(axis=1))
-    np.testing.assert_allclose(race_module._rank_sums(means, ranks.ravel()),
-                               np.sort(means, axis=0)[::-1].sum(axis=1), rtol=1e-12)
-
-
 def test_same_seed_same_race_other_seed_other_race():
     testbed, agents = LINEUPS["gaussian"]
     a = B.race(agents, testbed, runs=20, steps=50, seed=11)

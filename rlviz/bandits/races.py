@@ -299,11 +299,12 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
             means = testbed.drift(means, walk.at(step))
             flat_means = means.reshape(-1)
         if step == 0 or walk is not None:
-            best = means.max(axis=0)
-            ranks = _ranks(means)  # per (arm, run): how many arms are better
-            sorted_means = _rank_sums(means, ranks)
-            if walk is None:  # and its gap
+            best = np.maximum.reduce(means, axis=0)
+            sorted_means = np.sort(means, axis=0)[::-1].sum(axis=1)
+            if walk is None:  # per (arm, run): its gap, and how many arms are better
                 gaps = (best - means).ravel()
+                better = (means[:, None, :] > means[None, :, :]).view(np.uint8)
+                ranks = np.add.reduce(better, axis=0, dtype=np.uint8).ravel()
         rank_means[step] += sorted_means
         for agent, state, flat in zip(agents, states, pulls, strict=True):
             np.add(agent.act(state, ctx, step) * size, ctx.local, out=flat)  # ctx.flat
@@ -316,51 +317,14 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
         block.reward[:, row] = rewards
         if walk is not None:
             block.gap[:, row] = best - chosen
-            block.rank[:, row] = ranks[pulls]
+            better = (means > chosen[:, None, :]).view(np.uint8)
+            np.add.reduce(better, axis=1, dtype=np.uint8, out=block.rank[:, row])
         if row == STEP_BLOCK - 1 or step == steps - 1:
             for k, (tally, cum, count) in enumerate(zip(tallies, carried, counts, strict=True)):
-                block.tally(k, step - row, row + 1, tally, cum, count, gaps,
-                            ranks if walk is None else None)
+                block.tally(k, step - row, row + 1, tally, cum, count, gaps, ranks)
     for tally, count in zip(tallies, counts, strict=True):
         tally.counts[ids] = count.reshape(arms, size).T
     return first, means
-
-
-PAIRWISE_ARMS = 32
-"""Up to this many arms, ranks come from comparing every pair of arms (``A²`` comparisons a run,
-cheaper in numpy than sorting ``A`` values); beyond, from a sort."""
-
-
-def _ranks(means: np.ndarray) -> np.ndarray:
-    """``[A·R]`` flat ``a · R + r``: how many arms of run ``r`` have a larger mean than ``a``.
-
-    Equal means share the better rank.
-    """
-    if means.shape[0] <= PAIRWISE_ARMS:
-        better = (means[:, None, :] > means[None, :, :]).view(np.uint8)
-        return better.sum(axis=0, dtype=np.uint8).reshape(-1)
-    ordered = np.sort(means, axis=0)  # ascending; larger values: those after the last equal
-    above = np.empty(means.shape, dtype=np.uint16)
-    for a in range(means.shape[0]):
-        above[a] = (ordered > means[a]).sum(axis=0, dtype=np.uint16)
-    return above.reshape(-1)
-
-
-def _rank_sums(means: np.ndarray, ranks: np.ndarray) -> np.ndarray:
-    """``[A]`` the sum over runs of each run's ``j``-th largest mean (``j = 0``: the largest).
-
-    Without ties the ranks of a run are 0 .. A−1 and the sum of rank ``j`` is that of the means
-    ranked ``j``; runs with ties (their ranks sum to less) are sorted instead.
-    """
-    arms = means.shape[0]
-    sums = np.bincount(ranks, weights=means.reshape(-1), minlength=arms)
-    tied = np.flatnonzero(ranks.reshape(means.shape).sum(axis=0) < arms * (arms - 1) // 2)
-    if tied.size:
-        sub = means[:, tied]
-        sums -= np.bincount(ranks.reshape(means.shape)[:, tied].reshape(-1),
-                            weights=sub.reshape(-1), minlength=arms)
-        sums += np.sort(sub, axis=0)[::-1].sum(axis=1)
-    return sums
 
 
 EVERY_CELL = 1024
@@ -398,7 +362,7 @@ class _Rewards:
         else:
             self.pulled[:] = False
             self.pulled[pulls] = True
-            cells = np.flatnonzero(self.pulled)
+            cells = self.pulled.nonzero()[0]
             self.draws[cells] = self.testbed.draw(_mix(np.add(self.flat_cells[cells], offset)))
             draws = self.draws[pulls]
         return self.testbed.pay(draws, chosen_means)
