@@ -528,6 +528,19 @@ def test_chunking_does_not_change_the_result(monkeypatch, lineup):
     np.testing.assert_allclose(whole.rank_means, chunked.rank_means, rtol=1e-12)
 
 
+@pytest.mark.parametrize("every_cell", [10**9, -10**9])
+def test_rewards_do_not_depend_on_how_they_are_drawn(monkeypatch, every_cell):
+    # Drawn ahead at every cell, at the pulled cells (two racers), once per pulled cell (three).
+    testbed = B.GaussianTestbed(arms=6)
+    racers = [B.EpsilonGreedy(0.1), B.UCB(1.0), B.Gradient(0.2)]
+    whole = B.race(racers, testbed, runs=40, steps=50, seed=6)
+    monkeypatch.setattr(race_module, "EVERY_CELL", every_cell)
+    for line_up in (racers[:2], racers):
+        part = B.race(line_up, testbed, runs=40, steps=50, seed=6)
+        np.testing.assert_array_equal(part.counts, whole.counts[:len(line_up)])
+        np.testing.assert_array_equal(part.reward, whole.reward[:len(line_up)])
+
+
 def test_same_seed_same_race_other_seed_other_race():
     testbed, agents = LINEUPS["gaussian"]
     a = B.race(agents, testbed, runs=20, steps=50, seed=11)

@@ -69,8 +69,8 @@ def constants(p: np.ndarray, q: np.ndarray):
     """
     a = p + q
     low = np.minimum(p, q)
-    with np.errstate(invalid="ignore", divide="ignore"):  # A = 2 (p = q = 1) takes λ = 1
-        bb = np.sqrt((2.0 * p * q - a) / (a - 2.0))
+    # BB's λ, kept finite where BC's is used (A − 2 ≤ 0 there): unchanged where it is used.
+    bb = np.sqrt(np.maximum(2.0 * p * q - a, 0.0) / np.maximum(a - 2.0, 1e-300))
     lam = np.where(low > 1.0, bb, low)
     inv = 1.0 / lam
     return inv, (p + lam) * inv, a
@@ -226,9 +226,9 @@ def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
     offset = _step_offset(Stream.SAMPLE, step)
     w, test = attempt32(*first, *single[:5])
     y = _candidates(w, params[1])
-    todo = np.flatnonzero(test < single[5])  # not accepted for sure
+    todo = (test < single[5]).nonzero()[0]  # not accepted for sure
     rows = single.take(todo, axis=1)
-    aside = np.flatnonzero(test[todo] + rows[5] >= 0)  # nor rejected for sure
+    aside = (test[todo] + rows[5] >= 0).nonzero()[0]  # nor rejected for sure
     set_aside = [(todo[aside], 0, y[todo[aside]])]  # (cells, attempts, candidates)
     tried, batch = 1, 2 if todo.size > 2048 else 4
     while todo.size and tried < ATTEMPTS:
@@ -236,7 +236,8 @@ def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
         counters = (flat_cells[todo] + offset) + _DRAW_OFFSETS[tried: tried + tries, None]
         w, test = attempt32(*uniforms32(_mix(counters)).swapaxes(0, 1), *rows[:5])  # [J, n]
         accepted = test >= rows[5]
-        first_hit = tries - (accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:]).max(axis=0)
+        first_hit = tries - np.maximum.reduce(accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:],
+                                              axis=0)
         # The attempts before a cell's first sure one that are not rejected for sure:
         unsure = (test + rows[5] >= 0) & (np.arange(tries)[:, None] < first_hit)
         if unsure.any():
@@ -244,7 +245,7 @@ def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
             cell = todo[col]
             set_aside.append((cell, tried + j, _candidates(w[j, col], params[1, cell])))
         hit = first_hit < tries  # the first accepted attempt of each cell, if any
-        col = np.flatnonzero(hit)
+        col = hit.nonzero()[0]
         cell = todo[col]
         y[cell] = _candidates(w[first_hit[col], col], params[1, cell])
         todo, rows = todo[~hit], rows[:, ~hit]
@@ -308,8 +309,10 @@ def _take_first(y, todo, value, accepted, logit32, params, single) -> np.ndarray
     ``logit32``, as ``attempt32`` makes it. Returns the cells still to draw.
     """
     tries = accepted.shape[0]
-    first_hit = tries - (accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:]).max(axis=0)
-    hit = np.flatnonzero(first_hit < tries)
+    first_hit = tries - np.maximum.reduce(accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:],
+                                          axis=0)
+    missed = first_hit == tries
+    hit = (~missed).nonzero()[0]
     cell = todo[hit]
     if single:
         p, _, inv = params[:3, cell].astype(_F32)
@@ -319,7 +322,7 @@ def _take_first(y, todo, value, accepted, logit32, params, single) -> np.ndarray
         y[cell] = _candidates(w, params[1, cell])
     else:
         y[cell] = value[first_hit[hit], hit]
-    return np.delete(todo, hit)
+    return todo[missed]
 
 
 _FIRST_WEIGHTS = np.arange(AHEAD, 0, -1, dtype=np.uint8)[:, None]  # [4, 1]: 4, 3, 2, 1
@@ -345,7 +348,7 @@ def _decide_set_aside(y, set_aside, counters, params) -> None:
     tried = np.concatenate([np.broadcast_to(j, c.shape) for c, j, _ in set_aside])
     candidate = np.concatenate([y for _, _, y in set_aside])
     bits = _mix(counters[cell] + _DRAW_OFFSETS[tried])
-    ok = np.flatnonzero(attempt(*uniforms(bits), *params[:, cell])[1])
+    ok = attempt(*uniforms(bits), *params[:, cell])[1].nonzero()[0]
     order = ok[np.lexsort((tried[ok], cell[ok]))]  # by cell, then attempt: first ones first
     first = order[np.unique(cell[order], return_index=True)[1]]
     y[cell[first]] = candidate[first]

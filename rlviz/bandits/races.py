@@ -299,13 +299,12 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
             means = testbed.drift(means, walk.at(step))
             flat_means = means.reshape(-1)
         if step == 0 or walk is not None:
-            best = means.max(axis=0)
+            best = np.maximum.reduce(means, axis=0)
             sorted_means = np.sort(means, axis=0)[::-1].sum(axis=1)
             if walk is None:  # per (arm, run): its gap, and how many arms are better
                 gaps = (best - means).ravel()
                 better = (means[:, None, :] > means[None, :, :]).view(np.uint8)
-                ranks = better.sum(axis=0, dtype=np.uint8)
-                ranks = ranks.ravel()
+                ranks = np.add.reduce(better, axis=0, dtype=np.uint8).ravel()
         rank_means[step] += sorted_means
         for agent, state, flat in zip(agents, states, pulls, strict=True):
             np.add(agent.act(state, ctx, step) * size, ctx.local, out=flat)  # ctx.flat
@@ -319,7 +318,7 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
         if walk is not None:
             block.gap[:, row] = best - chosen
             better = (means > chosen[:, None, :]).view(np.uint8)
-            np.sum(better, axis=1, dtype=np.uint8, out=block.rank[:, row])
+            np.add.reduce(better, axis=1, dtype=np.uint8, out=block.rank[:, row])
         if row == STEP_BLOCK - 1 or step == steps - 1:
             for k, (tally, cum, count) in enumerate(zip(tallies, carried, counts, strict=True)):
                 block.tally(k, step - row, row + 1, tally, cum, count, gaps, ranks)
@@ -363,7 +362,7 @@ class _Rewards:
         else:
             self.pulled[:] = False
             self.pulled[pulls] = True
-            cells = np.flatnonzero(self.pulled)
+            cells = self.pulled.nonzero()[0]
             self.draws[cells] = self.testbed.draw(_mix(np.add(self.flat_cells[cells], offset)))
             draws = self.draws[pulls]
         return self.testbed.pay(draws, chosen_means)
