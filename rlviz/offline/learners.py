@@ -194,15 +194,16 @@ def _mlp_init(
 
 
 def _product(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """``a @ b`` for ``[B, m, k] @ [B, k, n]``; with ``k = 1`` or ``n = 1`` as a broadcast.
+    """``a @ b`` for ``[B, m, k] @ [B, k, n]``, avoiding slow paths for ``k = 1`` and ``n = 1``.
 
-    Matrix products with a length-1 side are several times slower than the same numbers as an
-    elementwise product (and a sum): the one-state network has one input and one output.
+    A batched product with one column (``n = 1``) is several times slower than the same numbers
+    as a row times a matrix, ``(bᵀ aᵀ)ᵀ``, and one with ``k = 1`` than an elementwise product:
+    the one-state network has one input and one output.
     """
     if a.shape[2] == 1:
         return a * b
     if b.shape[2] == 1:
-        return (a * b.transpose(1, 2)).sum(dim=2, keepdim=True)
+        return torch.bmm(b.transpose(1, 2), a.transpose(1, 2)).transpose(1, 2)
     return torch.bmm(a, b)
 
 
@@ -243,12 +244,13 @@ def _mlp_backward(
     For a layer ``z = h W + b`` with output gradient ``g``: ``∂W = hᵀ g``, ``∂b = Σ_rows g``, and
     ``g Wᵀ`` flows to ``h``, times ReLU's slope (1 where the unit is on, else 0); a one-hot
     block of the input gets ``Iᵀ g = g``. Written out because autograd's bookkeeping costs more
-    than these few products on networks this small (a test checks it against autograd).
+    than these few products on networks this small (a test checks it against autograd). Each
+    hidden output is overwritten with its ReLU slopes once it has been used.
 
     Args:
         layers: The network, as ``_mlp_init`` returns it.
         x: ``[B, M, in]`` the input of the forward pass.
-        hidden: The hidden outputs of that pass.
+        hidden: The hidden outputs of that pass (overwritten).
         grad_out: ``[B, M, out]`` gradient of the loss with respect to the network's output.
         one_hot: As for ``_mlp``.
 
@@ -266,7 +268,7 @@ def _mlp_backward(
             dw = _product(h.transpose(1, 2), g)
         grads += [g.sum(dim=1, keepdim=True), dw]
         if i > 0:
-            g = _product(g, layers[i][0].transpose(1, 2)).mul_(h.sign())  # h >= 0: slope 0 or 1
+            g = _product(g, layers[i][0].transpose(1, 2)).mul_(h.sign_())  # h >= 0: slope 0 or 1
     return torch.cat([t.reshape(-1) for t in reversed(grads)])
 
 
