@@ -180,9 +180,10 @@ class Task:
         """``[...]`` the reward of responses ``[..., L]`` (padded with end tokens)."""
         import torch
 
-        correct = self.correct(tokens).to(torch.float64)
-        length = response_lengths(tokens)
-        return correct - self.length_penalty * length / self.max_len + self.offset
+        reward = self.correct(tokens).to(torch.float64)
+        if self.length_penalty:
+            reward = reward - self.length_penalty * response_lengths(tokens) / self.max_len
+        return reward + self.offset if self.offset else reward
 
 
 def response_lengths(tokens) -> torch.Tensor:
@@ -221,14 +222,16 @@ def sample_responses(logits, first_context, uniforms) -> torch.Tensor:
     base = (torch.arange(runs) * v).view(runs, 1, 1)  # row of run r's table in ``rows``
     ctx = torch.as_tensor(first_context).view(1, prompts, 1).expand(runs, prompts, group)
     alive = torch.ones(runs, prompts, group, dtype=torch.bool)
-    out = torch.full((runs, prompts, group, length), EOS, dtype=torch.int64)
+    by_position = uniforms.movedim(-1, 0).reshape(length, -1, 1).contiguous()  # [L, R*P*G, 1]
+    out = []
     for t in range(length):
-        below = rows[base + ctx]  # [R, P, G, V-1] the CDF of the next token given ctx
-        tok = (uniforms[..., t, None] >= below).sum(dim=-1)
-        out[..., t] = torch.where(alive, tok, EOS)
+        below = rows.index_select(0, (base + ctx).flatten())  # the CDF of the next token
+        tok = torch.searchsorted(below, by_position[t], right=True).view(alive.shape)  # #{CDF <= u}
+        tok = torch.where(alive, tok, EOS)
         alive = alive & (tok != EOS)
         ctx = torch.where(alive, tok, ctx)
-    return out
+        out.append(tok)
+    return torch.stack(out, dim=-1)
 
 
 def _sequences(prompts: np.ndarray, tokens):

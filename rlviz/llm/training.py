@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -171,13 +172,20 @@ def _gae_advantages(token_rewards, values, is_response, *, lam: float):
 
     t = is_response.shape[-1]
     last = 1 + is_response.sum(dim=-1, keepdim=True)  # position of the response's last token
-    pos = torch.arange(t)
-    v = torch.where(pos <= last, values, 0.0)
+    v = torch.where(torch.arange(t) <= last, values, 0.0)
     delta = token_rewards + torch.nn.functional.pad(v[..., 1:], (0, 1)) - v
-    ahead = pos[:, None] - pos  # [k, t]: k − t
-    discount = torch.where(ahead >= 0, lam ** ahead.clamp(min=0).to(torch.float64), 0.0)
-    adv = delta @ discount
+    adv = delta @ _lambda_powers(t, float(lam))
     return adv, adv + v
+
+
+@functools.cache
+def _lambda_powers(t: int, lam: float):
+    """``[T, T]``: ``λ^{k−t}`` in row k, column t for k ≥ t, else 0 (read-only by convention)."""
+    import torch
+
+    pos = torch.arange(t)
+    ahead = pos[:, None] - pos  # k − t
+    return torch.where(ahead >= 0, lam ** ahead.clamp(min=0).to(torch.float64), 0.0)
 
 
 def train_step(state: _State, uniforms, task: Task, settings: Settings) -> StepStats:
@@ -211,22 +219,22 @@ def train_step(state: _State, uniforms, task: Task, settings: Settings) -> StepS
     ctx, tok, is_prompt, is_response = _sequences(prompts, tokens)
     counted = is_response if settings.mask_prompt else is_response | is_prompt
     slots = task.max_len if settings.mask_prompt else tok.shape[-1]  # Dr. GRPO's constant
+    logp = _token_logp(state.logits, ctx, tok)  # the first update's, with its gradient
+    logp_old = logp.detach()  # the sampler's: the same policy, before any update
     with torch.no_grad():
-        logp_old = _token_logp(state.logits, ctx, tok)
         logp_ref = _token_logp(state.ref_logits, ctx, tok)
         kl_old = getattr(kl_estimates(logp_old, logp_ref), est) * counted
     rewards = task.reward(tokens)  # [R, P, G]
     in_reward = settings.kl_place == "reward" and beta > 0
     seq_rewards = rewards - beta * kl_old.sum(dim=-1) if in_reward else rewards
 
-    advantages = torch.zeros(tok.shape, dtype=torch.float64)
-    weights = torch.zeros(tok.shape, dtype=torch.float64)
+    advantages, weights = [], []  # each trainer's runs, joined along the runs afterwards
     ppo_rows, ppo_returns = None, None
     for k, name in enumerate(state.trainers):
         rows = slice(k * s, (k + 1) * s)
         batch = counted[rows].flatten(1, 2)  # [S, P*G, T]: every response of a run's batch
         w = token_weights(batch, AGGREGATIONS[name], max_tokens=slots)
-        weights[rows] = w.view(weights[rows].shape)
+        weights.append(w.view(counted[rows].shape))
         if name == "ppo":
             last = torch.arange(tok.shape[-1]) == 1 + is_response[rows].sum(-1, keepdim=True)
             token_rewards = last * rewards[rows][..., None]
@@ -235,13 +243,17 @@ def train_step(state: _State, uniforms, task: Task, settings: Settings) -> StepS
             with torch.no_grad():
                 values = _values_at(state.values, ctx[rows])
             ppo_rows = rows
-            advantages[rows], ppo_returns = _gae_advantages(
-                token_rewards, values, is_response[rows], lam=settings.lam)
-        else:
-            advantages[rows] = ADVANTAGES[name](seq_rewards[rows])[..., None]
+            adv, ppo_returns = _gae_advantages(token_rewards, values, is_response[rows],
+                                               lam=settings.lam)
+            advantages.append(adv)
+        else:  # every token of response i carries A_i
+            advantages.append(ADVANTAGES[name](seq_rewards[rows])[..., None].expand(w.shape[0],
+                                                                                  *tok.shape[1:]))
+    advantages, weights = torch.cat(advantages), torch.cat(weights)
 
-    for _ in range(settings.updates):
-        logp = _token_logp(state.logits, ctx, tok)
+    for update in range(settings.updates):
+        if update:  # the policy has moved: its log-probabilities again
+            logp = _token_logp(state.logits, ctx, tok)
         with torch.no_grad():  # PPO's clip fraction: tokens outside the clip range
             clipped = ((logp - logp_old).exp() - 1).abs().gt(settings.epsilon) & counted
         loss = policy_loss(logp, logp_old, advantages, weights, epsilon=settings.epsilon)

@@ -617,12 +617,16 @@ def learning_curve(values: np.ndarray, *, window: int = 1) -> Curve:
     values = np.asarray(values, dtype=np.float64)
     window = _count(window, "the smoothing window", 1, max(values.shape[1], 1))
     seen = ~np.isnan(values)
-    csum = np.cumsum(np.where(seen, values, 0.0), axis=1)
-    count = np.cumsum(seen, axis=1, dtype=np.float64)
-    csum[:, window:] -= csum[:, :-window].copy()
-    count[:, window:] -= count[:, :-window].copy()
+    if window == 1:  # no smoothing
+        smooth = values
+    else:
+        csum = np.cumsum(np.where(seen, values, 0.0), axis=1)
+        count = np.cumsum(seen, axis=1, dtype=np.float64)
+        csum[:, window:] -= csum[:, :-window].copy()
+        count[:, window:] -= count[:, :-window].copy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            smooth = np.where(seen, csum / count, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
-        smooth = np.where(seen, csum / count, np.nan)
         n = seen.sum(axis=0)
         mean = np.nansum(smooth, axis=0) / n
         var = np.nansum((smooth - mean) ** 2, axis=0) / (n - 1)

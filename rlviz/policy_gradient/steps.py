@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlviz.policy_gradient.corridor import LEFT, NEXT, REWARD, RIGHT, policy, score
+from rlviz.policy_gradient.corridor import NEXT, REWARD, policy, score
 
 __all__ = [
     "actor_critic_step",
@@ -62,10 +62,13 @@ def episode_gradient(pi: np.ndarray, actions: np.ndarray, weights: np.ndarray) -
     Returns:
         ``[..., 2]``.
     """
-    weights = np.asarray(weights, dtype=np.float64)
+    weights = np.asarray(weights)
+    weights = weights.astype(np.result_type(weights, np.int64), copy=False)  # no overflow
     w_left = np.einsum("...t,...t->...", weights, actions)  # LEFT is 1: the steps that went left
-    w_right = weights.sum(axis=-1) - w_left  # and the rest went right
-    return w_right[..., None] * score(pi, RIGHT) + w_left[..., None] * score(pi, LEFT)
+    total = weights.sum(axis=-1)
+    w = np.stack([total - w_left, w_left], axis=-1)  # W_right, W_left
+    # Σ_b W_b ∇ln π(b) with ∇ln π(b) = onehot(b) − π (``score``): W − (Σ_b W_b) π.
+    return w - total[..., None] * pi
 
 
 def reinforce_update(theta: np.ndarray, actions: np.ndarray, rewards: np.ndarray, *,
