@@ -309,13 +309,12 @@ def _finish(method: str, walk: Walk, params: np.ndarray, alphas: np.ndarray, gam
     truth = true_values(walk, gamma)[1:-1]
     gap = v - truth
     errors = np.sqrt(np.square(gap, out=gap).mean(axis=-1))
-    values = v
-    if div.any():
+    if div.any():  # (in place: v is the engine's own array)
         n_eps = v.shape[3] - 1
         after = np.arange(n_eps + 1) >= np.where(div > 0, div, n_eps + 1)[..., None]
-        values = np.where(after[..., None], np.nan, v)
+        v[after] = np.nan
         errors[after] = np.inf
-    return Sweep(method, params, alphas, values, errors, div, truth, gamma)
+    return Sweep(method, params, alphas, v, errors, div, truth, gamma)
 
 
 # --------------------------------------------------------------------------- the engines
@@ -500,8 +499,8 @@ def _offline_engine(runs: Runs, alphas: np.ndarray, params: np.ndarray, update) 
     """Episode by episode, every run at once: ``update(v[:, p], run, s, r, done, p, alpha)``."""
     n_runs, p, a = runs.n_runs, params.size, alphas.size
     v = _start_values(runs.walk, (n_runs, p, a))
-    snaps = np.empty((n_runs, p, a, runs.n_episodes + 1, v.shape[-1]))
-    snaps[:, :, :, 0] = v
+    snaps = np.empty((p, a, n_runs, runs.n_episodes + 1, v.shape[-1]))  # as a Sweep holds them
+    snaps[:, :, :, 0] = v.transpose(1, 2, 0, 3)
     alpha = np.broadcast_to(alphas, (n_runs, p, a)).copy()
     diverged = np.zeros((n_runs, p, a), dtype=np.int64)
     episode_of_step = runs.episode_of_step
@@ -511,12 +510,12 @@ def _offline_engine(runs: Runs, alphas: np.ndarray, params: np.ndarray, update) 
         for i in range(p):
             update(v[:, i], run, s, r, done, i, alpha[:, i])
         _freeze(alpha, diverged, np.abs(v).max(axis=-1) > DIVERGED, e)
-        snaps[:, :, :, e + 1] = v
+        snaps[:, :, :, e + 1] = v.transpose(1, 2, 0, 3)
     return snaps, diverged
 
 
 def _offline_sweep(method, runs, params, alphas, gamma, snaps, diverged) -> Sweep:
-    v = np.moveaxis(snaps, 0, 2)[..., 1:-1]  # [P, A, R, E+1, n]
+    v = snaps[..., 1:-1]  # [P, A, R, E+1, n]
     return _finish(method, runs.walk, params, alphas, gamma, v, np.moveaxis(diverged, 0, 2))
 
 
