@@ -272,12 +272,17 @@ class Sweep:
         """Means over runs with 95% bands (t-intervals), as drawn."""
         curve, curve_half = _mean_band(self.average_error, axis=2)
         by_ep, by_ep_half = _mean_band(self.errors, axis=2)
-        if self.diverged_in.any():  # NaN once a run diverged: the mean of the others is not shown
-            ok = np.isfinite(self.values).all(axis=2)
-            values, values_half = _mean_band(np.where(ok[:, :, None], self.values, 0.0), axis=2)
-            values, values_half = np.where(ok, values, np.nan), np.where(ok, values_half, np.nan)
-        else:
-            values, values_half = _mean_band(self.values, axis=2)
+        values = np.empty(self.values.shape[:2] + self.values.shape[3:])
+        values_half = np.empty_like(values)
+        for p in range(values.shape[0]):  # one n or λ at a time: small scratch arrays
+            x = self.values[p]
+            if self.diverged_in[p].any():  # NaN once a run diverged: not shown
+                ok = np.isfinite(x).all(axis=1)
+                mean, half = _mean_band(np.where(ok[:, None], x, 0.0), axis=1)
+                mean, half = np.where(ok, mean, np.nan), np.where(ok, half, np.nan)
+            else:
+                mean, half = _mean_band(x, axis=1)
+            values[p], values_half[p] = mean, half
         return SweepSummary(
             method=self.method, params=self.params, alphas=self.alphas, curve=curve,
             curve_half=curve_half, by_episode=by_ep, by_episode_half=by_ep_half,
@@ -307,15 +312,16 @@ def _finish(method: str, walk: Walk, params: np.ndarray, alphas: np.ndarray, gam
             v: np.ndarray, div: np.ndarray) -> Sweep:
     """A ``Sweep`` from the estimates ``[P, A, R, E+1, n]``: errors, and NaN after divergence."""
     truth = true_values(walk, gamma)[1:-1]
-    gap = v - truth
-    errors = np.sqrt(np.square(gap, out=gap).mean(axis=-1))
-    values = v
-    if div.any():
+    errors = np.empty(v.shape[:-1])
+    for p in range(v.shape[0]):  # one n or λ at a time: a small scratch array, reused
+        gap = v[p] - truth
+        errors[p] = np.sqrt(np.square(gap, out=gap).mean(axis=-1))
+    if div.any():  # (in place: v is the engine's own array)
         n_eps = v.shape[3] - 1
         after = np.arange(n_eps + 1) >= np.where(div > 0, div, n_eps + 1)[..., None]
-        values = np.where(after[..., None], np.nan, v)
+        v[after] = np.nan
         errors[after] = np.inf
-    return Sweep(method, params, alphas, values, errors, div, truth, gamma)
+    return Sweep(method, params, alphas, v, errors, div, truth, gamma)
 
 
 # --------------------------------------------------------------------------- the engines
@@ -348,16 +354,19 @@ def n_step_td(runs: Runs, *, ns: Sequence[int], alphas: Sequence[float],
     # the same for every α, computed on all the runs' steps laid end to end.
     real = runs.episode_of_step < runs.n_episodes  # [R, K] the steps that exist
     run, step = np.nonzero(real)
-    pos = lanes.position[run]
+    rewards, dones = runs.rewards[run, step], runs.dones[run, step]
     ends = runs.episode_end[run, step]
-    reward_sums = np.zeros((n_steps, n_runs, p))
-    boot = np.zeros((n_steps, n_runs, p), dtype=np.int64)
     zero = np.zeros(run.size)
-    for i, n in enumerate(ns_):
-        reward_sums[step, pos, i] = returns.n_step_returns(
-            runs.rewards[run, step], zero, gamma=gamma, n=int(n), dones=runs.dones[run, step])
-        last = np.minimum(step + n - 1, ends)  # the step whose next state is S_{τ+n}, or the end
-        boot[step, pos, i] = runs.next_states[run, last]
+    sums = [returns.n_step_returns(rewards, zero, gamma=gamma, n=int(n), dones=dones) for n in ns_]
+    # S_{τ+n} is the next state of step τ + n − 1, or of the episode's last step if that is sooner
+    boots = [runs.next_states[run, np.minimum(step + n - 1, ends)] for n in ns_]
+    row = step * n_runs + lanes.position[run]  # each step's row of [K, R]
+    reward_sums = np.zeros((n_steps * n_runs, p))
+    reward_sums[row] = np.stack(sums, axis=1)
+    reward_sums = reward_sums.reshape(n_steps, n_runs, p)
+    boot = np.zeros((n_steps * n_runs, p), dtype=np.int64)
+    boot[row] = np.stack(boots, axis=1)
+    boot = boot.reshape(n_steps, n_runs, p)
     discount = np.tile(np.repeat(gamma ** ns_.astype(np.float64), a), n_runs)
     alpha = np.tile(alphas_, n_runs * p)
     v = lanes.start(runs.walk)
@@ -500,8 +509,8 @@ def _offline_engine(runs: Runs, alphas: np.ndarray, params: np.ndarray, update) 
     """Episode by episode, every run at once: ``update(v[:, p], run, s, r, done, p, alpha)``."""
     n_runs, p, a = runs.n_runs, params.size, alphas.size
     v = _start_values(runs.walk, (n_runs, p, a))
-    snaps = np.empty((n_runs, p, a, runs.n_episodes + 1, v.shape[-1]))
-    snaps[:, :, :, 0] = v
+    snaps = np.empty((p, a, n_runs, runs.n_episodes + 1, v.shape[-1]))  # as a Sweep holds them
+    snaps[:, :, :, 0] = v.transpose(1, 2, 0, 3)
     alpha = np.broadcast_to(alphas, (n_runs, p, a)).copy()
     diverged = np.zeros((n_runs, p, a), dtype=np.int64)
     episode_of_step = runs.episode_of_step
@@ -511,12 +520,12 @@ def _offline_engine(runs: Runs, alphas: np.ndarray, params: np.ndarray, update) 
         for i in range(p):
             update(v[:, i], run, s, r, done, i, alpha[:, i])
         _freeze(alpha, diverged, np.abs(v).max(axis=-1) > DIVERGED, e)
-        snaps[:, :, :, e + 1] = v
+        snaps[:, :, :, e + 1] = v.transpose(1, 2, 0, 3)
     return snaps, diverged
 
 
 def _offline_sweep(method, runs, params, alphas, gamma, snaps, diverged) -> Sweep:
-    v = np.moveaxis(snaps, 0, 2)[..., 1:-1]  # [P, A, R, E+1, n]
+    v = snaps[..., 1:-1]  # [P, A, R, E+1, n]
     return _finish(method, runs.walk, params, alphas, gamma, v, np.moveaxis(diverged, 0, 2))
 
 
