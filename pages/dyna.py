@@ -173,7 +173,9 @@ def changing_view(page, p, which):
         "**Why Dyna-Q+ wins:** Dyna-Q plans with what it saw. Its model is wrong only where "
         "it has not looked since the change, and its greedy policy never sends it to look. "
         "Dyna-Q+ adds κ√τ to the reward of a replayed move untried for τ steps, so long-"
-        "ignored moves come to look worth a visit, and the model gets corrected."
+        "ignored moves come to look worth a visit, and the model gets corrected. Even at "
+        "κ = 0 it is not Dyna-Q: it replays moves it never tried as 'stay, reward 0', which "
+        "values them at γ·max Q, a milder optimism that still sends it to look."
     )
     page.try_this([
         "Predict what happens to Dyna-Q+ at κ = 0. Set it: is it now the same as Dyna-Q? "
