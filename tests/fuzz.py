@@ -43,6 +43,23 @@ def cheap(control: ui.Control) -> ui.Control:
     return replace(control, max=control.default)
 
 
+def cheapest(control: ui.Control):
+    """Where widget fuzzing starts a control: its default, or its cheapest value if it is a
+    count that scales the page's work (an integer slider's minimum, a select slider's first
+    option other than "auto").
+
+    Each example sets a few controls and leaves the rest where they start; starting the counts
+    low keeps every example cheap without narrowing what the drawn controls explore.
+    """
+    if not control.scales_work:
+        return control.default
+    if isinstance(control, ui.IntSlider):
+        return control.min
+    if isinstance(control, ui.SelectSlider):
+        return next(o for o in control.options if o != "auto")
+    return control.default
+
+
 def strategy(control: ui.Control):
     """Valid values of one control, extremes weighted in."""
     if isinstance(control, ui.Seed):

@@ -78,43 +78,66 @@ def test_home_page_loads(server, browser_page):
 
 
 @pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
-def test_navigate_move_a_slider_and_redraw(server, browser_page, info):
-    """From home to the page, a slider moved redraws its charts and changes its link; then the
-    equations render. (No request leaves the machine: ``browser_page`` checks.)"""
-    page = browser_page
-    page.goto(server)
-    settle(page)
-    go_to(page, info)
-    # The status widget does not show while a script runs, so settle() alone can pass before
-    # a page's first run has drawn anything: wait for its chart.
-    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=120_000)
-    settle(page)
-    assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
+def test_navigate_move_a_slider_and_redraw(server, browser, info):
+    """On a projector's 1280×720, from home to the page: the title sits under the navigation
+    bar, the first control and the share box show without scrolling; a slider moved redraws
+    its charts and changes its link; then the equations render. No request leaves the
+    machine."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    foreign = local_only(context)
+    try:
+        page = context.new_page()
+        page.goto(server)
+        settle(page)
+        go_to(page, info)
+        # The status widget does not show while a script runs, so settle() alone can pass
+        # before a page's first run has drawn anything: wait for its chart.
+        page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=120_000)
+        settle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
+        in_view_at_1280x720(page)
 
-    # Listen for the next redraw of any chart, then nudge the first sidebar slider. Streamlit
-    # may replace a chart's element instead of redrawing it, so a new element counts too.
-    page.evaluate("""() => {
-        window.__redrawn = false;
-        for (const gd of document.querySelectorAll('.js-plotly-plot')) {
-            gd.__before = true;
-            gd.on('plotly_afterplot', () => { window.__redrawn = true; });
-        }
-    }""")
-    redrawn = """() => window.__redrawn === true || Array.from(
-        document.querySelectorAll('.js-plotly-plot')).some(
-            gd => !gd.__before && gd.querySelector('.main-svg'))"""
-    slider = first_slider(page)
-    before = slider.input_value()
-    slider.focus()
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function(redrawn, timeout=60_000)
-    settle(page)
-    assert first_slider(page).input_value() != before
-    assert "?" in page.url  # the link now carries the changed value
-    assert page.locator('[data-testid="stException"]').count() == 0
-    shoot(page, f"page-{info.slug}")
-    equations_render(page)
+        # Listen for the next redraw of any chart, then nudge the first sidebar slider.
+        # Streamlit may replace a chart's element instead of redrawing it, so a new element
+        # counts too.
+        page.evaluate("""() => {
+            window.__redrawn = false;
+            for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+                gd.__before = true;
+                gd.on('plotly_afterplot', () => { window.__redrawn = true; });
+            }
+        }""")
+        redrawn = """() => window.__redrawn === true || Array.from(
+            document.querySelectorAll('.js-plotly-plot')).some(
+                gd => !gd.__before && gd.querySelector('.main-svg'))"""
+        slider = first_slider(page)
+        before = slider.input_value()
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(redrawn, timeout=60_000)
+        settle(page)
+        assert first_slider(page).input_value() != before
+        assert "?" in page.url  # the link now carries the changed value
+        assert page.locator('[data-testid="stException"]').count() == 0
+        shoot(page, f"page-{info.slug}")
+        equations_render(page)
+        assert not foreign, f"requests that left the machine: {foreign}"
+    finally:
+        context.close()
+
+
+def in_view_at_1280x720(page) -> None:
+    """The title right under the navigation bar; the first control and the share box in view
+    without scrolling."""
+    title = page.locator('[data-testid="stMain"] h1').first.bounding_box()
+    assert title["y"] < 100
+    control = page.locator('[data-testid="stSidebarUserContent"] [data-testid="stWidgetLabel"]')
+    box = control.first.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 720
+    share = page.get_by_role("button", name="Share this view").bounding_box()
+    assert share is not None and share["y"] + share["height"] <= 720
+    assert share["x"] + share["width"] <= 1280
 
 
 def equations_render(page) -> None:
@@ -238,29 +261,6 @@ def test_the_guard_against_foreign_requests_catches_one(server, browser):
         page.goto(f"{server}/_stcore/health")
         page.evaluate("() => fetch('http://example.com/font.woff2').catch(() => null)")
         assert foreign == ["http://example.com/font.woff2"]
-    finally:
-        context.close()
-
-
-@pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
-def test_controls_and_share_box_in_view_at_1280x720(server, browser, info):
-    """A projector's 1280×720: the first control and the share box show without scrolling,
-    and the title sits right under the navigation bar."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    foreign = local_only(context)
-    try:
-        page = context.new_page()
-        page.goto(f"{server}/{info.url_path}")
-        settle(page, timeout_ms=120_000)
-        title = page.locator('[data-testid="stMain"] h1').first.bounding_box()
-        assert title["y"] < 100
-        control = page.locator('[data-testid="stSidebarUserContent"] [data-testid="stWidgetLabel"]')
-        box = control.first.bounding_box()
-        assert box is not None and box["y"] + box["height"] <= 720
-        share = page.get_by_role("button", name="Share this view").bounding_box()
-        assert share is not None and share["y"] + share["height"] <= 720
-        assert share["x"] + share["width"] <= 1280
-        assert not foreign, foreign
     finally:
         context.close()
 

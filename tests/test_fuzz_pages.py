@@ -3,7 +3,8 @@
 For each page, hypothesis draws values from the page's own declared controls (their domains are
 the contract) and sets them the way a user would, one run after another in one session; then it
 opens the page with malformed query strings. Counts that scale the work (runs, episodes, steps)
-are drawn up to their defaults only (``tests.fuzz.cheap``): the largest workloads are tested by
+start each example at their cheapest and are drawn up to their defaults only (``tests.fuzz``):
+the defaults are tested by ``test_page_*.py`` and the browser suite, the largest workloads by
 name in ``tests/test_worst_cases.py``. Nothing may crash, reach the error boundary as an
 unexpected exception, or show NaN/infinity. Examples are derandomised so CI is repeatable.
 """
@@ -18,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from rlviz.ui import catalog
 from rlviz.ui.chrome import DECLARED
 from tests.conftest import DEMO, open_panels
-from tests.fuzz import JUNK, cheap, check_run, strategy
+from tests.fuzz import JUNK, cheap, cheapest, check_run, strategy
 
 pytestmark = pytest.mark.slow
 WRITTEN = [p for p in catalog.PAGES if p.exists]
@@ -45,9 +46,10 @@ def fuzz_widgets(path, slug, examples, skip=()):
     def one_set(data):
         names = data.draw(st.lists(st.sampled_from(sorted(controls)), min_size=1, max_size=4,
                                    unique=True))
-        # Every example starts from the defaults, so it can be replayed on its own.
+        # Every example starts from the same place (the defaults, counts that scale the work
+        # at their cheapest), so it can be replayed on its own.
         for name, control in controls.items():
-            at.session_state[f"{slug}.{name}"] = control.default
+            at.session_state[f"{slug}.{name}"] = cheapest(control)
         for name in names:
             at.session_state[f"{slug}.{name}"] = data.draw(strategy(cheap(controls[name])),
                                                            label=name)
