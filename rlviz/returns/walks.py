@@ -251,8 +251,11 @@ def bias_variance_study(
 
     bias2 = np.empty(lams.size)
     variance = np.empty(lams.size)
+    err = np.empty_like(delta)  # one scratch stream for every λ, reused in place
     for i, lam in enumerate(lams):
-        err = _discounted_sum(delta[None, :], gamma * lam, cuts)[0] - target
+        np.copyto(err, delta)
+        _discounted_sum(err, gamma * lam, cuts, overwrite=True)  # GAE(γ, λ) of every step
+        err -= target
         mean = np.bincount(group, weights=err, minlength=counts.size)[seen] / counts[seen]
         bias2[i] = float(share @ mean**2)
         # The share-weighted variance within groups: the mean square less the squared means.
