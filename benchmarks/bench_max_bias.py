@@ -24,9 +24,12 @@ def book_protocol():
 
 
 @case("book protocol as the page trains it: one cached call per method", group="max_bias",
-      budget=1.5, repeat=3, note="each method draws its own dice; a bar shows the methods done")
+      budget=1.5, repeat=3,
+      note="the later calls copy the dice the first drew (mb.shared_dice); a bar shows the "
+           "methods done")
 def book_protocol_per_method():
-    return [mb.run(BOOK, algorithms=(a,), **PROTOCOL) for a in mb.METHODS]
+    with mb.shared_dice():
+        return [mb.run(BOOK, algorithms=(a,), **PROTOCOL) for a in mb.METHODS]
 
 
 # The page's heaviest trainings: the edge of its cost cap (pages/max_bias.py: cost <= the book's
@@ -41,9 +44,11 @@ WORST = {
 
 
 def _register_worst(label, m, episodes, runs):
-    def worst():
-        return [mb.run(mb.MaxBiasMDP(n_actions=m, sigma=3.0), algorithms=(a,), episodes=episodes,
-                       runs=runs, epsilon=0.5, alpha=0.1, seed=0) for a in mb.METHODS]
+    def worst():  # as the page trains them: one call per method, on shared dice
+        with mb.shared_dice():
+            return [mb.run(mb.MaxBiasMDP(n_actions=m, sigma=3.0), algorithms=(a,),
+                           episodes=episodes, runs=runs, epsilon=0.5, alpha=0.1, seed=0)
+                    for a in mb.METHODS]
 
     case(f"page worst case, 3 methods, ε = 0.5: {label}", group="max_bias", budget=2.0,
          repeat=3, note="over 0.25 s per method the page shows a bar of the methods trained")(worst)

@@ -57,16 +57,20 @@ def clamp(key: str, allowed: list[int]) -> None:
 
 
 def train_all(settings) -> mb.Result:
-    """Every method, one cached run each; once one takes a while, a bar shows how many are done."""
+    """Every method, one cached run each; once one takes a while, a bar shows how many are done.
+
+    The runs draw the same dice, once: the later ones reuse what the first drew.
+    """
     bar = None
-    for k, algo in enumerate(mb.METHODS, start=1):
-        start = time.perf_counter()
-        train(algo, *settings)
-        if bar is None and k < len(mb.METHODS) and time.perf_counter() - start > 0.25:
-            bar = st.progress(0.0)
-        if bar is not None:
-            bar.progress(k / len(mb.METHODS),
-                         text=f"Trained {figs.LABELS[algo]} ({k} of {len(mb.METHODS)})")
+    with mb.shared_dice():
+        for k, algo in enumerate(mb.METHODS, start=1):
+            start = time.perf_counter()
+            train(algo, *settings)
+            if bar is None and k < len(mb.METHODS) and time.perf_counter() - start > 0.25:
+                bar = st.progress(0.0)
+            if bar is not None:
+                bar.progress(k / len(mb.METHODS),
+                             text=f"Trained {figs.LABELS[algo]} ({k} of {len(mb.METHODS)})")
     if bar is not None:
         bar.empty()
     return assemble(settings)

@@ -212,6 +212,35 @@ def test_first_run_dice_are_run_one_of_any_run():
     np.testing.assert_array_equal(z, np.concatenate([z0[:, 0], z1[:8, 0]]))
 
 
+def test_dice_refilled_in_place_are_fresh_dice():
+    first = mb._dice(3, 70, 0, (0, 1, 2, 3))
+    again = mb._dice(3, 70, 1, (0, 1, 2, 3), out=mb._dice(3, 70, 0, (0, 1, 2, 3)))
+    fresh = mb._dice(3, 70, 1, (0, 1, 2, 3))
+    for a, b in zip(again, fresh, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert np.isnan(again[0][:, mb.COIN_A]).all() and not np.array_equal(first[1], fresh[1])
+
+
+def test_methods_trained_one_call_each_on_shared_dice_equal_one_call():
+    mdp = mb.MaxBiasMDP(n_actions=4, sigma=2.0)
+    settings = dict(episodes=70, runs=300, epsilon=0.3, seed=4, keep=2)
+    together = mb.run(mdp, **settings)
+    with mb.shared_dice():
+        apart = {a: mb.run(mdp, algorithms=(a,), **settings).methods[a] for a in mb.METHODS}
+        with mb.shared_dice():  # nested: the outer block's dice serve
+            again = mb.run(mdp, algorithms=("double_q",), **settings).methods["double_q"]
+        shared = mb.mdp._SHARED.dice
+        # every block of the six columns and the normals, each drawn once and kept
+        assert len(shared.columns) == 3 * (mb.N_UNIFORMS + 1)
+    assert mb.mdp._SHARED.dice is None  # dropped at the end of the block
+    for a in mb.METHODS:
+        for field in ("kept_q_a", "kept_q_b", "final_q_a", "final_q_b"):
+            np.testing.assert_array_equal(getattr(apart[a], field),
+                                          getattr(together.methods[a], field))
+        np.testing.assert_array_equal(apart[a].q_left.mean, together.methods[a].q_left.mean)
+    np.testing.assert_array_equal(again.kept_q_b, apart["double_q"].kept_q_b)
+
+
 # ----------------------------------------------------------------------------- estimators
 def test_max_estimators_by_hand():
     a = np.array([[1.0, 4.0, 2.0]])

@@ -30,7 +30,8 @@ Random numbers. Episode ``e`` of run ``r`` owns one row of uniforms, each column
 three methods see the same dice wherever their decisions coincide, and they differ by algorithm,
 not by luck. The dice come in blocks of ``BLOCK`` episodes, block ``k`` from its own generator
 ``SeedSequence(seed, spawn_key=(k, stream))`` filled run by run, so run ``r`` gets the same dice
-whether 1 or 10,000 runs are trained.
+whether 1 or 10,000 runs are trained. Methods trained one call each (to report progress
+between them) draw those dice once inside ``shared_dice()``.
 
 References: Sutton & Barto (2018), *Reinforcement Learning: An Introduction*, 2nd ed., Section 6.7,
 Example 6.7, Figure 6.5; H. van Hasselt (2010), "Double Q-learning", NeurIPS 23; J. E. Smith and
@@ -85,6 +86,7 @@ from rlviz.max_bias.mdp import (
     RIGHT,
     SOURCE,
     MaxBiasMDP,
+    shared_dice,
 )
 from rlviz.max_bias.mdp import _dice as _dice
 
@@ -127,6 +129,7 @@ __all__ = [
     "max_estimators",
     "run",
     "run_loop",
+    "shared_dice",
     "single_estimator_bias",
     "whiteboard_replay",
     "worked_targets",

@@ -265,8 +265,9 @@ def run(
     kept = {a: (np.zeros((keep, episodes + 1, t, 2)), np.zeros((keep, episodes + 1, t, m)),
                 np.zeros((keep, episodes), dtype=bool)) for a, t in tables.items()}
     columns = _columns(algorithms)
+    dice = None
     for block in range((episodes + BLOCK - 1) // BLOCK):
-        u, z = _dice(seed, runs, block, columns)
+        dice = u, z = _dice(seed, runs, block, columns, out=dice)
         for i in range(min(BLOCK, episodes - block * BLOCK)):
             e = block * BLOCK + i
             for algo in algorithms:

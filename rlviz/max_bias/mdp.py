@@ -1,12 +1,15 @@
 """The MDP of Sutton & Barto's Example 6.7, the limits of its settings, and the dice.
 
 Episode ``e`` of run ``r`` owns one row of uniforms, each column with one purpose
-(``A_EXPLORE`` … ``COIN_B``), and one standard normal for B's reward (``_dice``).
+(``A_EXPLORE`` … ``COIN_B``), and one standard normal for B's reward (``_dice``). Trainings
+that follow one another on the same dice (one call per method) can share them: ``shared_dice``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,20 +107,84 @@ def _check_methods(algorithms) -> tuple[str, ...]:
 
 
 # --------------------------------------------------------------------------- dice
-def _dice(seed: int, runs: int, block: int, columns=range(N_UNIFORMS)):
+def _dice(seed: int, runs: int, block: int, columns=range(N_UNIFORMS), out=None):
     """Block ``block`` of every run's dice: uniforms ``[BLOCK, 6, R]`` and normals ``[BLOCK, R]``.
 
     Each column (purpose) of each block has its own generator, filled run by run
     (``[R, BLOCK]`` in C order), so the first runs' numbers do not depend on how many runs there
     are, and a method draws only the columns it uses (the others are NaN). The numbers are then
     laid out episode-major for the lockstep.
+
+    ``out``: the arrays of an earlier call with the same ``runs`` and ``columns``, to fill again
+    (a training reuses its memory from block to block instead of asking for fresh pages). Inside
+    ``shared_dice`` a column drawn before is copied from there instead of drawn again.
     """
-    u = np.full((BLOCK, N_UNIFORMS, runs), np.nan)
-    for c in columns:
+    if out is None:
+        u = np.full((BLOCK, N_UNIFORMS, runs), np.nan)
+        z = np.empty((BLOCK, runs))
+    else:
+        u, z = out
+    shared = getattr(_SHARED, "dice", None)
+    drawn = None
+    for c in (*columns, N_UNIFORMS):  # the last: B's rewards
+        dst = z if c == N_UNIFORMS else u[:, c]
+        key = (seed, runs, block, c)
+        if shared is not None and key in shared.columns:
+            dst[...] = shared.columns[key]
+            continue
+        if drawn is None:
+            drawn = np.empty((runs, BLOCK))
         gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block, c)))
-        u[:, c] = gen.random((runs, BLOCK)).T
-    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block, N_UNIFORMS)))
-    return u, np.ascontiguousarray(gen.standard_normal((runs, BLOCK)).T)
+        _transpose(gen.standard_normal(out=drawn) if c == N_UNIFORMS else gen.random(out=drawn),
+                   dst)
+        if shared is not None:
+            shared.keep(key, dst)
+    return u, z
+
+
+class _SharedDice:
+    """The dice columns drawn inside one ``shared_dice`` block, up to ``room`` bytes."""
+
+    def __init__(self, room: int):
+        self.columns: dict[tuple, np.ndarray] = {}
+        self.room = room
+
+    def keep(self, key: tuple, column: np.ndarray) -> None:
+        if column.nbytes <= self.room:
+            self.columns[key] = column.copy()
+            self.room -= column.nbytes
+
+
+_SHARED = threading.local()
+
+
+@contextlib.contextmanager
+def shared_dice(max_bytes: int = 256 * 2**20):
+    """Within this block, trainings on this thread draw each column of dice once and share it.
+
+    The numbers are the same as without it (each column has its own generator); a training
+    after another on the same seed and runs copies the columns the first one drew instead of
+    drawing them again: three methods trained one call each cost about what one call of all
+    three costs. The columns are kept (up to ``max_bytes``; the book's protocol needs about
+    180 MB) until the block ends.
+    """
+    if getattr(_SHARED, "dice", None) is not None:  # nested: the outer block shares
+        yield
+        return
+    _SHARED.dice = _SharedDice(max_bytes)
+    try:
+        yield
+    finally:
+        _SHARED.dice = None
+
+
+_TILE = 256  # runs per tile of the transposition (a tile of both layouts stays in cache)
+
+
+def _transpose(src: np.ndarray, dst: np.ndarray) -> None:
+    """``dst[:] = src.T`` for ``[R, BLOCK]`` into ``[BLOCK, R]``, a tile of runs at a time."""
+    for r in range(0, src.shape[0], _TILE):
+        dst[:, r:r + _TILE] = src[r:r + _TILE].T
 
 
 def _columns(algorithms) -> tuple[int, ...]:

@@ -40,16 +40,23 @@ def _later(own: np.ndarray, coef: float) -> np.ndarray:
 def _fill(x: np.ndarray, coef: float, later: np.ndarray) -> np.ndarray:
     """``y_t = x_t + coef * y_{t+1}`` in place, given what flows into each block from later.
 
-    The ``K`` places of a block are filled from the last to the first, each for all blocks
-    at once; the short last block has nothing after it.
+    The ``K`` places of a block are filled from the last to the first, each for many blocks
+    at once; the short last block has nothing after it. Blocks do not wait for each other
+    (``later`` holds what flows in), so the blocks are taken ``_FILL_BLOCKS`` at a time: the
+    ``K`` passes over them then stay in the cache instead of each crossing the whole stream.
     """
     full, tail = _split(x)
     if tail.size:
         tail[:] = tail @ _discounts(coef, tail.size)
-    after = later[: full.shape[0]]
-    for i in range(_BLOCK - 1, -1, -1):  # place i of every block at once
-        after = discounted_step(full[:, i], after, coef, out=full[:, i])
+    for b in range(0, full.shape[0], _FILL_BLOCKS):
+        part = full[b:b + _FILL_BLOCKS]
+        after = later[b:b + part.shape[0]]
+        for i in range(_BLOCK - 1, -1, -1):  # place i of these blocks at once
+            after = discounted_step(part[:, i], after, coef, out=part[:, i])
     return x
+
+
+_FILL_BLOCKS = 8192  # blocks filled together by ``_fill`` (64k steps: half a megabyte)
 
 
 def _leaky_sum(x: np.ndarray, coef: float) -> np.ndarray:

@@ -118,12 +118,14 @@ def sample_walks(
     centre = (n + 1) // 2
     if chunk is None:
         chunk = max(16, 2 * expected_episode_length(n))
-    position = np.full(n_episodes, centre, dtype=np.int64)
+    # Positions stay within n + chunk of 0: small whole numbers add up faster in 16 bits.
+    walk_dtype = np.int16 if n + 1 + chunk < np.iinfo(np.int16).max else np.int64
+    position = np.full(n_episodes, centre, dtype=walk_dtype)
     alive = np.arange(n_episodes)
     pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (episodes, moves, used)
     while alive.size:
         moves = rng.integers(0, 2, size=(alive.size, chunk), dtype=np.int8)
-        path = position[alive, None] + np.cumsum(2 * moves - 1, axis=1, dtype=np.int64)
+        path = position[alive, None] + np.cumsum(2 * moves - 1, axis=1, dtype=walk_dtype)
         ended = (path <= 0) | (path >= n + 1)
         finished = ended.any(axis=1)
         used = np.where(finished, ended.argmax(axis=1) + 1, chunk)
@@ -139,8 +141,9 @@ def sample_walks(
     actions = np.empty(total, dtype=np.int64)
     offset = starts.copy()
     for episodes, moves, used in pieces:
-        keep = np.arange(chunk) < used[:, None]
-        where = (offset[episodes, None] + np.arange(chunk))[keep]
+        keep = np.arange(chunk) < used[:, None]  # each row keeps its first ``used`` moves
+        before = np.cumsum(used) - used  # where each row's moves begin in moves[keep]
+        where = np.arange(int(used.sum())) + np.repeat(offset[episodes] - before, used)
         actions[where] = moves[keep]
         offset[episodes] += used
 
@@ -149,10 +152,11 @@ def sample_walks(
     before = np.repeat(walked[starts] - step[starts], lengths)  # progress before each episode
     next_states = centre + walked - before
     states = next_states - step
+    ends = starts + lengths - 1
     dones = np.zeros(total, dtype=bool)
-    dones[starts + lengths - 1] = True
-    rewards = np.where(next_states == 0, left_reward,
-                       np.where(next_states == n + 1, right_reward, 0.0))
+    dones[ends] = True
+    rewards = np.zeros(total)  # only the last step of an episode reaches an end and pays
+    rewards[ends] = np.where(next_states[ends] == 0, left_reward, right_reward)
     return WalkSamples(states, actions, rewards, next_states, dones, lengths)
 
 
@@ -241,18 +245,21 @@ def bias_variance_study(
                       right_reward=right_reward)
     v_t = critic[ep.states]
     delta = td_error(ep.rewards, v_t, critic[ep.next_states], gamma=gamma)  # 0 at terminals
-    target = q[ep.states, ep.actions] - v_t
+    group = ep.states * 2 + ep.actions  # the pair (s_t, a_t), as an index into q's entries
+    target = q.take(group) - v_t
     cuts = np.flatnonzero(ep.dones)[:-1]  # where each episode but the last ends
     cuts = cuts if cuts.size else None
-    group = ep.states * 2 + ep.actions
     counts = np.bincount(group, minlength=2 * walk.n_states)
     seen = counts > 0
     share = counts[seen] / group.size
 
     bias2 = np.empty(lams.size)
     variance = np.empty(lams.size)
+    err = np.empty_like(delta)  # one scratch stream for every λ, reused in place
     for i, lam in enumerate(lams):
-        err = _discounted_sum(delta[None, :], gamma * lam, cuts)[0] - target
+        np.copyto(err, delta)
+        _discounted_sum(err, gamma * lam, cuts, overwrite=True)  # GAE(γ, λ) of every step
+        err -= target
         mean = np.bincount(group, weights=err, minlength=counts.size)[seen] / counts[seen]
         bias2[i] = float(share @ mean**2)
         # The share-weighted variance within groups: the mean square less the squared means.
