@@ -90,6 +90,7 @@ def test_the_scaled_mazes():
     for k in sw.LEVELS:
         m = sw.scaled_maze(k)
         assert sw.distances(m)[int(m.start[0])] == m.shortest[0]  # BFS = value iteration
+        assert sw.states_at(k) == int(m.floor[0].sum())
         assert m.terminal[0].sum() == np.prod(sw.blocks(k))
     assert sw.scaled_maze(0).shortest == (14,)
     assert sw.scaled_layout("S.G", 1) == "S...GG"

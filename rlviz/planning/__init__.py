@@ -32,6 +32,7 @@ from rlviz.planning.checks import (
     Known,
     changing_known_answers,
     planning_known_answers,
+    sweeping_known_answers,
     whiteboard_gap,
 )
 from rlviz.planning.engine import (
@@ -83,6 +84,7 @@ from rlviz.planning.sweeping import (
     replay,
     run_sweeping,
     scaled_maze,
+    states_at,
     sweep_step,
     sweeping_study,
 )
@@ -101,7 +103,9 @@ __all__ = [
     "replay",
     "run_sweeping",
     "scaled_maze",
+    "states_at",
     "sweep_step",
+    "sweeping_known_answers",
     "sweeping_study",
     "BLOCKING_MAZE",
     "BOOK_NS",

@@ -176,6 +176,12 @@ def blocks(level: int) -> tuple[int, int]:
     return 2 ** (level // 2), 2 ** ((level + 1) // 2)
 
 
+def states_at(level: int, layout: str = DYNA_MAZE) -> int:
+    """States (non-wall cells) of the maze at a resolution level, without building it."""
+    kr, kc = blocks(int(level))
+    return sum(ch != "#" for row in parse_layout(layout) for ch in row) * kr * kc
+
+
 def scaled_layout(layout: str, level: int) -> str:
     """The layout at a resolution level: each cell a block (``blocks``) of the same kind.
 
