@@ -226,13 +226,11 @@ def sweeping_view(page, p):
         ui.SelectSlider(name="theta", label="Threshold θ", options=THETAS,
                         value=pl.BOOK_THETA, labels=lambda t: f"{t:g}",
                         help="A pair is queued only if its priority is above θ."),
-        ui.FloatSlider(name="w_alpha", label="Step size α", min=0.1, max=1.0, value=1.0,
-                       step=0.05, help="The maze is deterministic: α = 1 is safe."),
     ])])
     if not q.sizes:
         raise InputError("Choose at least one maze size.")
-    args = (tuple(sorted(q.sizes)), q.w_runs, q.w_n, q.theta, p.epsilon, q.w_alpha, p.gamma,
-            p.seed)
+    # α = 1: the maze is deterministic, so one sample of a move is the truth.
+    args = (tuple(sorted(q.sizes)), q.w_runs, q.w_n, q.theta, p.epsilon, 1.0, p.gamma, p.seed)
     study = sweeping(*args)
     fig = sweeping_figures(args)
 

@@ -45,7 +45,7 @@ from rlviz.planning.mazes import DYNA_MAZE, Maze, maze
 SWEEPERS: tuple[str, ...] = ("dyna_q", "prioritized")
 LEVELS: tuple[int, ...] = (0, 1, 2)
 """The resolution levels offered: the Dyna maze with 47, 94 and 188 states (``blocks``)."""
-BUDGET = dict(max_updates=50_000, max_steps=20_000)
+BUDGET = dict(max_updates=50_000, max_steps=10_000)
 """What a run of the page's study may spend: a run that has not got there stops (censored)."""
 BOOK_THETA = 1e-4
 SWEEP_STREAM = 84
