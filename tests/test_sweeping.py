@@ -183,3 +183,20 @@ def test_the_heap_orders_like_the_book():
     for pair, p in [((0, 0), 0.2), ((1, 0), 0.5), ((2, 0), 0.2)]:
         sw.push(queue, queued, pair, p, theta=0.0, order=order)
     assert [heapq.heappop(queue)[2] for _ in range(3)] == [(1, 0), (0, 0), (2, 0)]
+
+
+def test_the_figure_marks_runs_stopped_by_their_budget():
+    from rlviz.figures import planning as figs
+
+    study = sw.sweeping_study((0,), runs=3, max_updates=2_000)  # Dyna-Q cannot get there
+    assert not study.reached("dyna_q").any()
+    fig = figs.sweeping_figure(study)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    stopped = [t for t in fig.data if t.name == "Dyna-Q: run stopped by its budget"]
+    assert len(stopped) == 1 and stopped[0].marker.symbol == "triangle-up-open"
+    assert len(stopped[0].y) == 3
+    line = next(t for t in fig.data if t.name == "Prioritized sweeping")
+    np.testing.assert_allclose(line.y, study.summary("prioritized")[0])
+    assert "lower bounds" in figs.sweeping_caption(study)
+    frame = figs.sweeping_frame(study)
+    assert len(frame) == 6 and set(frame.planner) == set(sw.SWEEPERS)
