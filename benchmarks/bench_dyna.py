@@ -1,11 +1,12 @@
-"""Dyna-Q: Figure 8.2's protocol against a plain loop, the changing mazes, the page's first view,
-its worst combination of controls and its warm rerun."""
+"""Dyna-Q: Figure 8.2's protocol against a plain loop, the changing mazes, prioritized sweeping
+(Example 8.4), the page's first views, its worst combinations of controls and its warm rerun."""
 
 from __future__ import annotations
 
 from benchmarks import ROOT, case, page_rerun
 from rlviz import planning as pl
 from tests.oracle_planning import dyna_loop
+from tests.oracle_sweeping import sweep_loop
 
 SLUG = "dyna"
 BOOK = pl.maze(pl.DYNA_MAZE)
@@ -13,6 +14,9 @@ BOOK = pl.maze(pl.DYNA_MAZE)
 # planning budgets, and the settings that make episodes longest.
 WORST = {"ns": "10,20,50", "episodes": "50", "runs": "30", "alpha": "0.05",
          "epsilon": "0.3", "gamma": "0.5"}
+# Example 8.4 at its dearest: every size, the most runs, and no exploration (ε = 0), where most
+# runs never find a shortest path and spend their whole budget.
+WORST_SWEEP = {"exp": "sweeping", "sizes": "0,1,2", "w_runs": "5", "w_n": "10", "epsilon": "0"}
 WORST_CHANGE = {"exp": "shortcut", "n": "10", "c_runs": "10", "kappa": "0.01", "c_alpha": "0.05",
                 "epsilon": "0.3", "gamma": "0.5"}
 
@@ -54,6 +58,18 @@ def shortcut():
     return _changing("shortcut")
 
 
+def _example_8_4_loop():
+    return [sweep_loop(pl.scaled_maze(k), p, key=(k, 0)) for k in pl.LEVELS
+            for p in pl.SWEEPERS]
+
+
+@case("Example 8.4: 4 runs at 47, 94, 188 states, both planners", group=SLUG, budget=1.2,
+      reference=_example_8_4_loop, reference_scale=4, min_ratio=1, repeat=3,
+      note="the reference (the book's boxes on numpy arrays) trains 1 of the 4 runs (x4)")
+def example_8_4():
+    return pl.sweeping_study(pl.LEVELS, runs=4)
+
+
 def _cold_page(query: dict[str, str]):
     """The page's whole script from empty caches (compute and figures), as a first visit."""
     import streamlit as st
@@ -81,6 +97,10 @@ case(f"first view at defaults (empty caches): {SLUG}", group="pages", budget=1.5
     _cold_page({}))
 case(f"first view, shortcut maze (empty caches): {SLUG}", group="pages", budget=2.0,
      repeat=3)(_cold_page({"exp": "shortcut"}))
+case(f"first view, prioritized sweeping (empty caches): {SLUG}", group="pages", budget=1.5,
+     repeat=3)(_cold_page({"exp": "sweeping"}))
+case(f"worst controls, prioritized sweeping (empty caches): {SLUG}", group="pages", budget=2.0,
+     repeat=3)(_cold_page(WORST_SWEEP))
 case(f"worst controls, Dyna maze (empty caches): {SLUG}", group="pages", budget=2.0,
      repeat=3)(_cold_page(WORST))
 case(f"worst controls, shortcut maze (empty caches): {SLUG}", group="pages", budget=2.0,

@@ -34,8 +34,11 @@ def fuzz_settings(examples: int) -> settings:
     )
 
 
-def fuzz_widgets(path, slug, examples, skip=()):
-    at = AppTest.from_file(str(path), default_timeout=120).run()
+def fuzz_widgets(path, slug, examples, skip=(), query=None):
+    at = AppTest.from_file(str(path), default_timeout=120)
+    for key, value in (query or {}).items():  # a view other than the default, kept throughout
+        at.query_params[key] = value
+    at.run()
     check_run(at)
     open_panels(at, slug)  # fuzz the equations, code and export panels too
     check_run(at)
@@ -60,6 +63,8 @@ def fuzz_widgets(path, slug, examples, skip=()):
             # value set here is not among that widget's last options (a choice whose options
             # depend on another control). A browser cannot send that; a fresh tree can.
             fresh = AppTest.from_file(str(path), default_timeout=120)
+            for key, value in (query or {}).items():
+                fresh.query_params[key] = value
             for name in controls:
                 key = f"{slug}.{name}"
                 fresh.session_state[key] = at.session_state[key]
@@ -95,6 +100,13 @@ def test_fuzz_widget_values(info):
 def test_fuzz_malformed_links(info):
     AppTest.from_file(str(info.file), default_timeout=120).run()  # declares the controls
     fuzz_links(info.file, info.slug, LINK_EXAMPLES)
+
+
+@pytest.mark.parametrize("exp", ["blocking", "shortcut", "sweeping"])
+def test_fuzz_each_dyna_experiment(exp):
+    # The Dyna page declares each experiment's controls only when it is shown: fuzz them there.
+    info = next(p for p in WRITTEN if p.slug == "dyna")
+    fuzz_widgets(info.file, info.slug, WIDGET_EXAMPLES // 2, skip={"exp"}, query={"exp": exp})
 
 
 def test_the_fuzzer_exercises_the_chrome_demo():

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from rlviz import planning as pl
+from tests.code_ran import unrun_shown_code
 from tests.conftest import PAGES, assert_healthy, open_panels, run_page
 
 PAGE = PAGES / "dyna.py"
@@ -12,6 +13,7 @@ SLUG = "dyna"
 # Cheap settings for the tests that look at something other than the work itself.
 SMALL = {"runs": "4", "episodes": "20"}
 SMALL_CHANGE = {"c_runs": "2"}
+SMALL_SWEEP = {"exp": "sweeping", "w_runs": "2", "sizes": "0,1"}
 
 
 def checks(at):
@@ -164,3 +166,74 @@ def test_a_moved_slider_lands_in_the_link_and_the_chart():
     traces = [t for t in figure(at, "dyna.steps")["data"] if t.get("mode") == "lines"
               and t["name"].startswith("n = 5")]
     np.testing.assert_allclose(arr(traces[0]["y"]), study.mean_lengths(5)[1:])
+
+
+def test_prioritized_sweeping():
+    at = run_page(PAGE, query={"exp": "sweeping"})
+    assert_healthy(at)
+    assert not at.warning
+    assert len(at.get("plotly_chart")) == 1
+    rows = checks(at)
+    assert len(rows) == 4 and all("check_circle" in r for r in rows), rows
+    assert any("14 / 22 / 27" in r for r in rows)  # value iteration at 47, 94, 188 states
+    assert any("fewer updates than Dyna-Q" in r for r in rows)
+    fig = figure(at, "dyna.sweeping")
+    assert fig["layout"]["yaxis"]["type"] == "log" and fig["layout"]["xaxis"]["type"] == "log"
+    names = {t["name"] for t in fig["data"]}
+    assert {"Dyna-Q", "Prioritized sweeping"} <= names
+    open_panels(at, SLUG)
+    assert_healthy(at)
+    labels = {b.proto.label for b in at.get("download_button")}
+    assert {"updates_until_optimal.html", "sweeping_runs.csv", "settings.json"} <= labels
+    assert len(at.latex) >= 6
+
+
+def test_prioritized_sweepings_code_panel_shows_code_that_ran():
+    assert unrun_shown_code(PAGE, SLUG, query=SMALL_SWEEP) == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"theta": "0"}, {"theta": "0.01"}, {"w_n": "1"}, {"w_n": "10"},
+     {"epsilon": "0"}, {"epsilon": "0.3"}, {"gamma": "0.5"}, {"gamma": "0.99"},
+     {"sizes": "2"}, {"seed": "2147483647"}],
+    ids=lambda q: ",".join(f"{k}={v[:10]}" for k, v in q.items()),
+)
+def test_sweeping_extremes_stay_healthy(query):
+    at = run_page(PAGE, query={**SMALL_SWEEP, **query})
+    assert_healthy(at)
+    assert not at.warning
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_a_sweeping_link_restores_every_control():
+    query = {"exp": "sweeping", "sizes": "0,2", "w_runs": "3", "w_n": "10", "theta": "0.001",
+             "seed": "4"}
+    at = run_page(PAGE, query=query)
+    assert_healthy(at)
+    assert at.session_state[f"{SLUG}.sizes"] == [0, 2]
+    assert at.session_state[f"{SLUG}.theta"] == 1e-3
+    assert {k: at.query_params.get(k) for k in query} == query
+    study = pl.sweeping_study((0, 2), runs=3, n=10, theta=1e-3, seed=4)
+    traces = [t for t in figure(at, "dyna.sweeping")["data"]
+              if t["name"] == "Prioritized sweeping"]
+    np.testing.assert_allclose(arr(traces[0]["y"]), study.summary("prioritized")[0])
+
+
+def test_no_size_chosen_asks_for_one():
+    at = run_page(PAGE, query=SMALL_SWEEP)
+    at.multiselect(key=f"{SLUG}.sizes").set_value([]).run()
+    assert not at.exception
+    assert any("at least one maze size" in e.value for e in at.error)
+    at.multiselect(key=f"{SLUG}.sizes").set_value([0]).run()
+    assert_healthy(at)
+
+
+@pytest.mark.parametrize(("query", "name"), [({"theta": "0.5"}, "theta"),
+                                             ({"sizes": "7"}, "sizes"),
+                                             ({"w_runs": "50"}, "w_runs")])
+def test_bad_sweeping_link_values_fall_back_with_a_notice(query, name):
+    at = run_page(PAGE, query={**SMALL_SWEEP, **query})
+    assert_healthy(at)
+    notices = " ".join(w.value for w in at.warning)
+    assert f"`{name}=" in notices and "was ignored" in notices

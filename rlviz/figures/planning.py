@@ -20,6 +20,9 @@ __all__ = [
     "LABELS",
     "cumulative_figure",
     "episodes_frame",
+    "sweeping_caption",
+    "sweeping_figure",
+    "sweeping_frame",
     "model_figure",
     "n_color",
     "n_short",
@@ -351,3 +354,114 @@ def model_caption(study: planning.ChangingStudy) -> str:
         stale = int((known & (res.model_next[p, 0] != truth)).sum())
         parts.append(f"{LABELS[name]} knows {int(known.sum())} moves, {stale} out of date")
     return "Run 1's model at the end: " + "; ".join(parts) + "."
+
+
+# --------------------------------------------------------------------------- Example 8.4
+SWEEP_LABELS = {"dyna_q": "Dyna-Q", "prioritized": "Prioritized sweeping"}
+SWEEP_COLORS = {"dyna_q": PLANNER_COLORS["dyna_q"], "prioritized": "#e67700"}
+
+
+def sweeping_figure(study: planning.SweepingStudy) -> go.Figure:
+    """Updates until the greedy path is shortest, against the maze's size (Example 8.4).
+
+    Both axes are logarithmic. A line joins the geometric means over the runs, with the 95% band
+    of the mean of log10(updates); each run is a dot, an open triangle for a run stopped by its
+    budget before it got there (its count is a lower bound).
+    """
+    fig = figure(xaxis_title="gridworld size (states)", yaxis_title="updates until optimal "
+                 "solution", hovermode="closest", height=430)
+    x = np.asarray(study.states, dtype=np.float64)
+    runs = study.results[study.levels[0]].runs
+    jitter = np.linspace(-0.025, 0.025, runs) if runs > 1 else np.zeros(1)
+    for name in planning.SWEEPERS:
+        c, label = SWEEP_COLORS[name], SWEEP_LABELS[name]
+        mean, low, high = study.summary(name)
+        if runs > 1:
+            fig.add_trace(go.Scatter(
+                x=np.concatenate([x, x[::-1]]), y=np.concatenate([high, low[::-1]]),
+                fill="toself", fillcolor=hex_to_rgba(c, BAND_ALPHA), line=dict(width=0),
+                hoverinfo="skip", showlegend=False, name=f"{label} 95% band"))
+        fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", name=label,
+                                 line=dict(color=c, width=2.4), marker=dict(size=8),
+                                 hovertemplate="%{x} states: %{y:,.0f} updates (geometric "
+                                 "mean)<extra>" + label + "</extra>"))
+        updates, reached = study.updates(name), study.reached(name)  # [K, R]
+        xs = x[:, None] * 10 ** jitter[None, :]  # [K, R] runs side by side
+        for got, symbol, what in ((True, "circle", "run"),
+                                  (False, "triangle-up-open", "run stopped by its budget")):
+            pick = reached == got
+            if not pick.any():
+                continue
+            fig.add_trace(go.Scatter(
+                x=xs[pick], y=np.maximum(updates[pick], 1), mode="markers",
+                marker=dict(color=c, size=7 if got else 9, symbol=symbol, opacity=0.55),
+                name=f"{label}: {what}", showlegend=not got,
+                hovertemplate="%{y:,.0f} updates<extra>" + label + f" {what}</extra>"))
+    top = max(float(study.updates(p).max()) for p in planning.SWEEPERS)
+    fig.update_xaxes(type="log", tickvals=list(study.states),
+                     ticktext=[f"{s:,}" for s in study.states],
+                     range=[np.log10(x.min()) - 0.12, np.log10(x.max()) + 0.12])
+    fig.update_yaxes(type="log", dtick=1, exponentformat="power",
+                     range=[0.8, np.log10(max(top, 10.0)) + 0.3])
+    fig.update_layout(legend=dict(y=-0.18, yanchor="top", orientation="h"))
+    return fig
+
+
+def sweeping_frame(study: planning.SweepingStudy) -> pd.DataFrame:
+    """Every run: one row per (states, planner, run) with its updates, steps and outcome."""
+    rows = []
+    for k, states, shortest in zip(study.levels, study.states, study.shortest, strict=True):
+        res = study.results[k]
+        for i, name in enumerate(res.planners):
+            for r in range(res.runs):
+                rows.append({"states": states, "shortest_path": shortest, "planner": name,
+                             "run": r + 1, "updates": int(res.updates[i, r]),
+                             "steps": int(res.steps[i, r]),
+                             "reached_optimal": bool(res.reached[i, r]),
+                             "first_episode_steps": int(res.first_episode[i, r])})
+    return pd.DataFrame(rows)
+
+
+def sweeping_caption(study: planning.SweepingStudy) -> str:
+    """The two methods' counts at each size, and the runs stopped by their budget."""
+    ps, dq = (study.summary(p)[0] for p in ("prioritized", "dyna_q"))
+    sizes = "; ".join(f"{s:,} states: {d:,.0f} vs {p:,.0f} (×{d / p:,.0f})"
+                      for s, d, p in zip(study.states, dq, ps, strict=True))
+    res = study.results[study.levels[0]]
+    text = (f"Updates until the greedy path from S is a shortest path, geometric mean over "
+            f"{res.runs} runs, Dyna-Q vs prioritized sweeping: {sizes}.")
+    stopped = {SWEEP_LABELS[p]: int((~study.reached(p)).sum()) for p in planning.SWEEPERS}
+    if any(stopped.values()):
+        budget = res.settings
+        text += (f" Runs stopped by their budget ({budget['max_updates']:,} updates or "
+                 f"{budget['max_steps']:,} real steps) before they got there: "
+                 + ", ".join(f"{k} {v}" for k, v in stopped.items() if v)
+                 + "; their counts are lower bounds (open triangles).")
+    return text
+
+
+SWEEP_EQUATIONS = [
+    ("The priority of a pair: how much its value would change if it were updated now",
+     r"P = \big|R + \gamma \max_a Q(S', a) - Q(S, A)\big|, \qquad "
+     r"\text{queued only if } P > \theta"),
+    ("A real step: the model records what happened, the pair is queued by its priority (no "
+     "update yet)",
+     r"\mathrm{Model}(S, A) \leftarrow (R, S'),\qquad P \leftarrow |R + \gamma\max_a Q(S', a) "
+     r"- Q(S, A)|"),
+    ("Up to n sweep steps per real step: the top pair is updated ...",
+     r"(S, A) = \arg\max_{\text{queue}} P:\quad Q(S, A) \leftarrow Q(S, A) + \alpha\big[R + "
+     r"\gamma \max_a Q(S', a) - Q(S, A)\big]"),
+    ("... and every predecessor of S (a pair the model says leads to S) is queued with its "
+     "new priority",
+     r"\forall (\bar S, \bar A) \to S:\quad \bar P = \big|\bar R + \gamma \max_a Q(S, a) - "
+     r"Q(\bar S, \bar A)\big|"),
+    ("Dyna-Q, for comparison: 1 + n updates per real step, the n on pairs drawn at random",
+     r"S \sim \mathrm{observed},\ A \sim \mathrm{tried}(S):\quad Q(S, A) \leftarrow Q(S, A) + "
+     r"\alpha\big[R + \gamma \max_a Q(S', a) - Q(S, A)\big]"),
+    ("Optimal: every move of the greedy path lowers the distance d to the goal by one "
+     "(d by value iteration)",
+     r"d\big(s'(s, \arg\max_a Q(s, a))\big) = d(s) - 1 \ \text{ along the path from } S"),
+    ("The curves: the geometric mean over R runs, with the t-interval of the mean of the logs",
+     r"10^{\,\bar\ell \pm t_{0.975,\,R-1}\, s_\ell / \sqrt{R}}, \qquad \ell = "
+     r"\log_{10}(\text{updates})"),
+]

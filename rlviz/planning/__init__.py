@@ -17,10 +17,13 @@ Modules, by concern:
   ``sample_model``, ``plan``).
 - ``engine``: ``run_dyna``, every run of every planner at once, with paired random numbers.
 - ``studies``: the page's studies (Figures 8.2-8.5).
+- ``sweeping``: prioritized sweeping against Dyna-Q, updates until the greedy path is shortest
+  (Section 8.4, Example 8.4): its readable steps (``priority``, ``push``, ``sweep_step``,
+  ``replay``), its engine and study.
 - ``checks``: the page's known answers.
 
 Reference: Sutton & Barto (2018), *Reinforcement Learning: An Introduction*, 2nd ed., Sections
-8.2-8.3, Figures 8.2-8.5.
+8.2-8.4, Figures 8.2-8.5 and Example 8.4.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from rlviz.planning.checks import (
     Known,
     changing_known_answers,
     planning_known_answers,
+    sweeping_known_answers,
     whiteboard_gap,
 )
 from rlviz.planning.engine import (
@@ -67,9 +71,42 @@ from rlviz.planning.studies import (
     planning_study,
     settled_at,
 )
+from rlviz.planning.sweeping import (
+    BOOK_THETA,
+    BUDGET,
+    LEVELS,
+    SWEEPERS,
+    SweepingStudy,
+    SweepResult,
+    blocks,
+    priority,
+    push,
+    replay,
+    run_sweeping,
+    scaled_maze,
+    states_at,
+    sweep_step,
+    sweeping_study,
+)
 
 __all__ = [
     "BLOCK",
+    "BOOK_THETA",
+    "BUDGET",
+    "LEVELS",
+    "SWEEPERS",
+    "SweepResult",
+    "SweepingStudy",
+    "blocks",
+    "priority",
+    "push",
+    "replay",
+    "run_sweeping",
+    "scaled_maze",
+    "states_at",
+    "sweep_step",
+    "sweeping_known_answers",
+    "sweeping_study",
     "BLOCKING_MAZE",
     "BOOK_NS",
     "BOOK_SETTINGS",

@@ -15,6 +15,7 @@ from rlviz.envs import parse_layout
 from rlviz.planning.mazes import DYNA_MAZE
 from rlviz.planning.steps import plan, q_update
 from rlviz.planning.studies import CHANGES, SOURCE, ChangingStudy, PlanningStudy, settled_at
+from rlviz.planning.sweeping import SweepingStudy
 
 
 @dataclass(frozen=True)
@@ -149,4 +150,37 @@ def changing_known_answers(study: ChangingStudy, which: str) -> list[Known]:
                          "Dyna-Q 'never switched to the shortcut'",
                          passed=share["dyna_q_plus"] > share["dyna_q"],
                          source=f"{SOURCE}, Example 8.3"))
+    return out
+
+
+def sweeping_known_answers(study: SweepingStudy) -> list[Known]:
+    """Example 8.4's checks: value iteration per size, the paired first walk, the book's result."""
+    from rlviz.planning.sweeping import distances, scaled_maze
+
+    by_bfs = []
+    for k in study.levels:
+        m = scaled_maze(k)
+        by_bfs.append(distances(m)[int(m.start[0])])
+    sizes = ", ".join(f"{s:,}" for s in study.states)
+    out = [
+        Known(f"Shortest path from S at {sizes} states: value iteration (rlviz.dp) vs "
+              "breadth-first search", " / ".join(map(str, study.shortest)),
+              " / ".join(map(str, by_bfs)), passed=tuple(by_bfs) == study.shortest,
+              source=f"{SOURCE}, Figure 8.2 (14 steps at 47 states)"),
+    ]
+    gap = max(int(np.abs(np.diff(res.first_episode, axis=0)).max())
+              for res in study.results.values())
+    out.append(Known("First episode: the same walk for both methods (paired dice; largest "
+                     "difference in steps, any run and size)", float(gap), 0.0, 0.0,
+                     "every Q is 0 until the first reward: nothing to plan"))
+    ps, dq = (study.summary(p)[0] for p in ("prioritized", "dyna_q"))
+    ratio = ", ".join(f"×{d / p:,.0f}" for d, p in zip(dq, ps, strict=True))
+    out.append(Known("Prioritized sweeping needs fewer updates than Dyna-Q at every size "
+                     "(geometric means; Dyna-Q ÷ prioritized sweeping)", ratio,
+                     "fewer at every size, by a wide margin", passed=bool((ps < dq).all()),
+                     source=f"{SOURCE}, Example 8.4 ('a decisive advantage')"))
+    paired = float((study.updates("prioritized") <= study.updates("dyna_q")).mean())
+    out.append(Known("Paired runs in which prioritized sweeping used no more updates than "
+                     "Dyna-Q", f"{paired:.0%}", "most", passed=paired >= 0.5,
+                     source="the same dice, run by run"))
     return out

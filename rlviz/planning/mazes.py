@@ -110,7 +110,7 @@ class Maze:
         return row * self.shape[1] + col
 
 
-def _world(layout: str, which: str) -> TabularMDP:
+def _world(layout: str, which: str, max_cells: int = MAX_CELLS) -> TabularMDP:
     """One layout as ``rlviz.envs.gridworld`` builds it, checked in the page's terms."""
     lines = [line.strip() for line in str(layout).strip().splitlines() if line.strip()]
     for i, line in enumerate(lines, start=1):
@@ -126,10 +126,10 @@ def _world(layout: str, which: str) -> TabularMDP:
         raise InputError(f"{which}: {err}") from None
     if not any("G" in row for row in rows):
         raise InputError(f"{which} has no goal: put at least one G on the grid")
-    if len(rows) * len(rows[0]) > MAX_CELLS:
+    if len(rows) * len(rows[0]) > max_cells:
         raise InputError(
             f"{which} has {len(rows)} × {len(rows[0])} = {len(rows) * len(rows[0])} cells; "
-            f"mazes here have at most {MAX_CELLS}"
+            f"mazes here have at most {max_cells}"
         )
     return gridworld("\n".join(rows), step_reward=0.0, goal_reward=1.0, name=which)
 
@@ -156,12 +156,13 @@ def shortest_path(mdp: TabularMDP) -> int | None:
     return int(round(d)) if d < sweeps - 0.5 else None
 
 
-def maze(layout: str, after: str | None = None) -> Maze:
+def maze(layout: str, after: str | None = None, *, max_cells: int = MAX_CELLS) -> Maze:
     """Build the maze of a layout, or of two layouts of the same size (the world changes).
 
     Args:
         layout: The maze as text (``LEGEND``).
         after: The world after the change, or None for a maze that never changes.
+        max_cells: The largest maze (rows × columns) accepted; the engine's bound by default.
 
     Raises:
         InputError: a malformed layout, a character other than ``. # S G``, no goal, a goal that
@@ -170,7 +171,7 @@ def maze(layout: str, after: str | None = None) -> Maze:
     texts = [layout] if after is None else [layout, after]
     names = ["the maze"] if after is None else ["the maze before the change",
                                                "the maze after the change"]
-    mdps = tuple(_world(text, name) for text, name in zip(texts, names, strict=True))
+    mdps = tuple(_world(text, name, max_cells) for text, name in zip(texts, names, strict=True))
     shapes = {m.grid.shape for m in mdps}
     if len(shapes) > 1:
         (r0, c0), (r1, c1) = mdps[0].grid.shape, mdps[1].grid.shape

@@ -192,7 +192,8 @@ PAGES: tuple[PageInfo, ...] = (
         section="Planning",
         icon=":material/route:",
         teaches="A learned model turns each real step into many planned ones, so value spreads "
-        "in a few episodes; an exploration bonus finds a world that changed.",
+        "in a few episodes; an exploration bonus finds a world that changed; prioritized "
+        "sweeping plans where the values change.",
     ),
     PageInfo(
         slug="mcts",
