@@ -68,6 +68,7 @@ def assert_view(at: AppTest, slug: str, step: Step) -> None:
         assert "**Read it like this**" not in text and "**Try this**" not in text
 
 
+@pytest.mark.slow  # every step of every lesson opened: a page run each
 @pytest.mark.parametrize(("item", "k"), STEPS)
 def test_every_ready_lesson_step_opens_cleanly(item, k):
     step = item.steps[k]

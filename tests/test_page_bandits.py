@@ -98,6 +98,7 @@ def test_scrubber_follows_the_number_of_steps():
     assert at.slider(key="bandits.t").value == 100  # 150 no longer fits: back to the default
 
 
+@pytest.mark.slow  # six full races
 @pytest.mark.parametrize("lesson", range(6))
 def test_every_lesson_loads_a_valid_view(lesson):
     at = run_page(PAGE, query=SMALL)
