@@ -270,7 +270,7 @@ def sweeping_view(page, p):
 with ui.page("dyna", intro=INTRO) as page:
     p = page.controls([
         ui.Choice(name="exp", label="Experiment", options=list(EXPERIMENTS), value="dyna",
-                  labels=EXPERIMENTS, widget="radio"),
+                  labels=EXPERIMENTS),
         ui.FloatSlider(name="epsilon", label="Exploration ε", min=0.0, max=0.3, value=0.1,
                        step=0.01),
         ui.FloatSlider(name="gamma", label="Discount γ", min=0.5, max=0.99, value=0.95,
