@@ -278,7 +278,7 @@ def exact_draws(cells: np.ndarray, step: int, params: np.ndarray, *, single: boo
     if ahead is not None:  # the first attempts of every cell, made ahead
         tried = ahead.shape[1]
         value, accepted = attempt(ahead[0], ahead[1], *params)
-        todo = _take_first(y, todo, value, accepted, ahead[2], params, single)
+        todo = _take_first_ahead(y, value, accepted, ahead[2], params, single)
     batch = 2 if todo.size > 2048 else 4
     while todo.size and tried < ATTEMPTS:
         tries = min(batch, ATTEMPTS - tried)
@@ -315,15 +315,43 @@ def _take_first(y, todo, value, accepted, logit32, params, single) -> np.ndarray
     missed = first_hit == tries
     hit = (~missed).nonzero()[0]
     cell = todo[hit]
+    at = first_hit[hit].astype(np.intp)  # flat index of each first accepted attempt
+    at *= accepted.shape[1]
+    at += hit
     if single:
-        p, _, inv = params[:3, cell].astype(_F32)
-        w = logit32[first_hit[hit], hit].astype(_F32) * inv
+        w = logit32.reshape(-1)[at].astype(_F32)
+        w *= params[2].take(cell).astype(_F32)
         np.exp(w, out=w)
-        w *= p
-        y[cell] = _candidates(w, params[1, cell])
+        w *= params[0].take(cell).astype(_F32)
+        y[cell] = _candidates(w, params[1].take(cell))
     else:
-        y[cell] = value[first_hit[hit], hit]
+        y[cell] = value.reshape(-1)[at]
     return todo[missed]
+
+
+def _take_first_ahead(y, value, accepted, logit32, params, single) -> np.ndarray:
+    """``_take_first`` with ``todo`` every cell: all cells take a candidate, then redraw some.
+
+    A cell takes the candidate of its first accepted attempt, or of its last one if none was
+    accepted (it is then drawn again). Picking along the attempts for every cell is cheaper
+    than gathering the accepted ones.
+    """
+    tries = accepted.shape[0]
+    first_hit = tries - np.maximum.reduce(accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:],
+                                          axis=0)
+    n = accepted.shape[1]
+    at = np.minimum(first_hit, tries - 1).astype(np.intp)  # the picked attempt, then its
+    at *= n                                                 # flat index
+    at += np.arange(n)
+    if single:
+        w = logit32.reshape(-1)[at].astype(_F32)
+        w *= params[2].astype(_F32)
+        np.exp(w, out=w)
+        w *= params[0].astype(_F32)
+        y[:] = _candidates(w, params[1])
+    else:
+        y[:] = value.reshape(-1)[at]
+    return (first_hit == tries).nonzero()[0]
 
 
 _FIRST_WEIGHTS = np.arange(AHEAD, 0, -1, dtype=np.uint8)[:, None]  # [4, 1]: 4, 3, 2, 1
