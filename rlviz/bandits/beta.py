@@ -38,7 +38,6 @@ from rlviz.bandits.noise import (
     _DRAW_OFFSETS,
     _LOW32,
     _U32,
-    FEW_CELLS,
     Steps,
     Stream,
     _mix,
@@ -53,6 +52,10 @@ MIN_PRIOR = 0.05
 ``1e-20`` of 0 or 1, beyond what a double can tell apart."""
 AHEAD = 4
 """Attempts made ahead for every cell when there are few cells (see ``Posteriors``)."""
+FEW_CELLS = 1024
+"""Up to this many cells, ``AHEAD`` attempts of every cell are made ahead and decided in double
+precision; with more, ``draws`` (single precision, attempts made where needed) is faster. Half
+of ``rlviz.bandits.noise.FEW_CELLS``: four attempts ahead cost more than one key ahead."""
 
 _LOGIT_MAX = 22.9  # |ln(u1 / (1 - u1))| for u1 = (h + 1/2) / 2**32
 
