@@ -134,6 +134,10 @@ class Agent(ABC):
     """What one such racer adds to a race, in seconds: per step of a chunk of runs, per run and
     step, and per (run, arm) cell and step (see ``race_seconds``)."""
 
+    def cost_at(self, cells: int) -> tuple[float, float, float]:
+        """``cost`` in a race whose chunks of runs have ``cells`` (run, arm) cells each."""
+        return self.cost
+
     @property
     @abstractmethod
     def label(self) -> str:
@@ -435,7 +439,10 @@ class BetaThompson(Agent):
     alpha: float = 1.0
     beta: float = 1.0
     kind: ClassVar[str] = "thompson"
-    cost: ClassVar[tuple[float, float, float]] = (62e-6, 32e-9, 43e-9)
+    cost: ClassVar[tuple[float, float, float]] = (300e-6, 30e-9, 43e-9)
+    few_cells_cost: ClassVar[tuple[float, float, float]] = (115e-6, 900e-9, 144e-9)
+    """``cost`` with at most ``beta.FEW_CELLS`` cells in a chunk, where the draws are made
+    another way (see ``beta.Posteriors``)."""
 
     def __post_init__(self) -> None:
         for name, value in (("α", self.alpha), ("β", self.beta)):
@@ -457,6 +464,10 @@ class BetaThompson(Agent):
                 "Beta–Bernoulli Thompson sampling needs rewards of 0 or 1: race it on Bernoulli "
                 "arms, or use Gaussian Thompson sampling"
             )
+
+    def cost_at(self, cells: int) -> tuple[float, float, float]:
+        """``few_cells_cost`` up to ``beta.FEW_CELLS`` cells, else ``cost``."""
+        return self.few_cells_cost if cells <= cheng.FEW_CELLS else self.cost
 
     def start(self, ctx):
         """Every arm's posterior is the prior ``Beta(α, β)``."""

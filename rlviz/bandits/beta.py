@@ -277,11 +277,14 @@ def exact_draws(cells: np.ndarray, step: int, params: np.ndarray, *, single: boo
     flat_cells = cells.reshape(-1)
     offset = _step_offset(Stream.SAMPLE, step)
     y = np.empty(flat_cells.size)
-    todo, tried = np.arange(flat_cells.size), 0
     if ahead is not None:  # the first attempts of every cell, made ahead
         tried = ahead.shape[1]
         value, accepted = attempt(ahead[0], ahead[1], *params)
         todo = _take_first_ahead(y, value, accepted, ahead[2], params, single)
+        if not todo.size:
+            return y
+    else:
+        todo, tried = np.arange(flat_cells.size), 0
     batch = 2 if todo.size > 2048 else 4
     while todo.size and tried < ATTEMPTS:
         tries = min(batch, ATTEMPTS - tried)
