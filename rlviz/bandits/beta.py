@@ -183,6 +183,17 @@ def uniforms32(bits: np.ndarray) -> np.ndarray:
     return out
 
 
+def _logit32(bits: np.ndarray) -> np.ndarray:
+    """The logit row of ``uniforms32``, alone (the same operations, so the same numbers)."""
+    high = np.right_shift(bits, _U32)
+    h = high.view(np.int64).astype(_F32)
+    h += _F32(0.5)
+    c = np.bitwise_xor(high, _LOW32, out=high).view(np.int64).astype(_F32)
+    c += _F32(0.5)
+    np.divide(h, c, out=h)
+    return np.log(h, out=h)
+
+
 def attempt32(logit, log_z, p, q, inv, cinv, a) -> tuple[np.ndarray, np.ndarray]:
     """One attempt in single precision (all arguments float32).
 
@@ -205,14 +216,14 @@ def attempt32(logit, log_z, p, q, inv, cinv, a) -> tuple[np.ndarray, np.ndarray]
 
 def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
           first: np.ndarray) -> np.ndarray:
-    r"""One draw ``θ ~ Beta(p, q)`` at every cell, the attempts in single precision.
+    r"""One draw ``θ ~ Beta(p, q)`` at every cell, the first attempt in single precision.
 
     Draws: attempt ``j`` at cell (run, arm) takes draw ``j`` of the SAMPLE stream (``u1`` its
-    high, ``u2`` its low 32 bits). Every cell makes attempt 0; the rejected ones make the next
-    attempts together, two and then four at a time. A cell rejected ``ATTEMPTS`` times takes
-    the posterior mean ``p / (p + q)``. Attempts the single-precision test cannot decide are
-    set aside and the cell goes on drawing; at the end they are decided in double precision,
-    all at once, and a cell takes its first accepted attempt.
+    high, ``u2`` its low 32 bits). Every cell makes attempt 0 in single precision, and most
+    accept it for sure (its test clears the ``margin``). The other cells make their attempts
+    again from attempt 0, decided in double precision, four at a time, and take their first
+    accepted one (``exact_draws``). A cell rejected ``ATTEMPTS`` times takes the posterior mean
+    ``p / (p + q)``.
 
     Args:
         cells: ``[A, R]`` ``Noise.cells``.
@@ -225,37 +236,11 @@ def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
     Returns:
         ``[A·R]`` the draws, in (0, 1] (within ``1e-16`` of 1 they round to 1).
     """
-    flat_cells = cells.reshape(-1)
-    offset = _step_offset(Stream.SAMPLE, step)
     w, test = attempt32(*first, *single[:5])
     y = _candidates(w, params[1])
     todo = (test < single[5]).nonzero()[0]  # not accepted for sure
-    rows = single.take(todo, axis=1)
-    aside = (test[todo] + rows[5] >= 0).nonzero()[0]  # nor rejected for sure
-    set_aside = [(todo[aside], 0, y[todo[aside]])]  # (cells, attempts, candidates)
-    tried, batch = 1, 2 if todo.size > 2048 else 4
-    while todo.size and tried < ATTEMPTS:
-        tries = min(batch, ATTEMPTS - tried)
-        counters = (flat_cells[todo] + offset) + _DRAW_OFFSETS[tried: tried + tries, None]
-        w, test = attempt32(*uniforms32(_mix(counters)).swapaxes(0, 1), *rows[:5])  # [J, n]
-        accepted = test >= rows[5]
-        first_hit = tries - np.maximum.reduce(accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:],
-                                              axis=0)
-        # The attempts before a cell's first sure one that are not rejected for sure:
-        unsure = (test + rows[5] >= 0) & (np.arange(tries)[:, None] < first_hit)
-        if unsure.any():
-            j, col = np.nonzero(unsure)
-            cell = todo[col]
-            set_aside.append((cell, tried + j, _candidates(w[j, col], params[1, cell])))
-        hit = first_hit < tries  # the first accepted attempt of each cell, if any
-        col = hit.nonzero()[0]
-        cell = todo[col]
-        y[cell] = _candidates(w[first_hit[col], col], params[1, cell])
-        missed = ~hit
-        todo, rows = todo.compress(missed), rows.compress(missed, axis=1)
-        tried, batch = tried + tries, 4
-    y[todo] = params[0, todo] / params[4, todo]  # all rejected (p < 1e-38): the posterior mean
-    _decide_set_aside(y, set_aside, flat_cells + offset, params)
+    counters = cells.reshape(-1) + _step_offset(Stream.SAMPLE, step)
+    _attempt_exactly(y, todo, 0, counters, params, single=True, batch=4)
     return y
 
 
@@ -274,28 +259,33 @@ def exact_draws(cells: np.ndarray, step: int, params: np.ndarray, *, single: boo
     Returns:
         ``[A·R]`` the draws.
     """
-    flat_cells = cells.reshape(-1)
-    offset = _step_offset(Stream.SAMPLE, step)
-    y = np.empty(flat_cells.size)
+    counters = cells.reshape(-1) + _step_offset(Stream.SAMPLE, step)
+    y = np.empty(counters.size)
     if ahead is not None:  # the first attempts of every cell, made ahead
         tried = ahead.shape[1]
         value, accepted = attempt(ahead[0], ahead[1], *params)
         todo = _take_first_ahead(y, value, accepted, ahead[2], params, single)
-        if not todo.size:
-            return y
     else:
-        todo, tried = np.arange(flat_cells.size), 0
-    batch = 2 if todo.size > 2048 else 4
+        todo, tried = np.arange(counters.size), 0
+    _attempt_exactly(y, todo, tried, counters, params, single, batch=2 if todo.size > 2048 else 4)
+    return y
+
+
+def _attempt_exactly(y, todo, tried, counters, params, single, batch) -> None:
+    """The cells ``todo`` make attempts ``tried, tried + 1, ...`` decided in double precision.
+
+    ``batch`` attempts at first, then four at a time, until each cell has accepted one, which it
+    takes into ``y`` (see ``_take_first``). ``counters`` are attempt 0's counters before mixing,
+    ``[A·R]``.
+    """
     while todo.size and tried < ATTEMPTS:
         tries = min(batch, ATTEMPTS - tried)
-        counters = (flat_cells[todo] + offset) + _DRAW_OFFSETS[tried: tried + tries, None]
-        bits = _mix(counters)
+        bits = _mix(counters[todo] + _DRAW_OFFSETS[tried: tried + tries, None])  # [J, n]
         value, accepted = attempt(*uniforms(bits), *params.take(todo, axis=1))
-        logit32 = uniforms32(bits)[..., 0, :] if single else None
-        todo = _take_first(y, todo, value, accepted, logit32, params, single)
+        todo = _take_first(y, todo, value, accepted, bits, params, single)
         tried, batch = tried + tries, 4
-    y[todo] = params[0, todo] / params[4, todo]  # all rejected (p < 1e-38): the posterior mean
-    return y
+    if todo.size:  # all rejected (p < 1e-38): the posterior mean
+        y[todo] = params[0, todo] / params[4, todo]
 
 
 def ahead_uniforms(bits: np.ndarray) -> np.ndarray:
@@ -309,11 +299,11 @@ def ahead_uniforms(bits: np.ndarray) -> np.ndarray:
     return np.stack([logit, log_z, uniforms32(bits)[..., 0, :].astype(np.float64)], axis=-3)
 
 
-def _take_first(y, todo, value, accepted, logit32, params, single) -> np.ndarray:
+def _take_first(y, todo, value, accepted, bits, params, single) -> np.ndarray:
     """Each cell of ``todo`` whose attempts (``[J, n]``) accepted one takes the first into ``y``.
 
-    The candidate is ``value`` (exact), or with ``single`` made in single precision from
-    ``logit32``, as ``attempt32`` makes it. Returns the cells still to draw.
+    The candidate is ``value`` (exact), or with ``single`` made in single precision from the
+    attempt's ``bits`` (``[J, n]``), as ``attempt32`` makes it. Returns the cells still to draw.
     """
     tries = accepted.shape[0]
     first_hit = tries - np.maximum.reduce(accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:],
@@ -325,7 +315,7 @@ def _take_first(y, todo, value, accepted, logit32, params, single) -> np.ndarray
     at *= accepted.shape[1]
     at += hit
     if single:
-        w = logit32.reshape(-1)[at].astype(_F32)
+        w = _logit32(bits.reshape(-1)[at])
         w *= params[2].take(cell).astype(_F32)
         np.exp(w, out=w)
         w *= params[0].take(cell).astype(_F32)
@@ -368,26 +358,6 @@ def _candidates(w: np.ndarray, q: np.ndarray) -> np.ndarray:
     y = w.astype(np.float64)
     y /= q + y
     return y
-
-
-def _decide_set_aside(y, set_aside, counters, params) -> None:
-    """Decide the set-aside attempts in double precision; a cell takes its first accepted one.
-
-    A set-aside attempt comes before any the cell had accepted, so if it is accepted its
-    candidate replaces the cell's draw in ``y``. ``counters`` are attempt 0's counters before
-    mixing, ``[A·R]``.
-    """
-    cell = np.concatenate([c for c, _, _ in set_aside])
-    if not cell.size:
-        return
-    tried = np.concatenate([np.broadcast_to(j, c.shape) for c, j, _ in set_aside])
-    candidate = np.concatenate([y for _, _, y in set_aside])
-    bits = _mix(counters[cell] + _DRAW_OFFSETS[tried])
-    ok = attempt(*uniforms(bits), *params.take(cell, axis=1))[1].nonzero()[0]
-    # The set-aside attempts are listed in the order they were made (attempt 0, then each
-    # batch of the loop, each by attempt), so a cell's first accepted one is listed first.
-    first = ok[np.unique(cell[ok], return_index=True)[1]]
-    y[cell[first]] = candidate[first]
 
 
 class Posteriors:
