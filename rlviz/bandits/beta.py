@@ -36,7 +36,6 @@ import numpy as np
 
 from rlviz.bandits.noise import (
     _DRAW_OFFSETS,
-    _LOW32,
     _U32,
     Steps,
     Stream,
@@ -126,9 +125,9 @@ def uniforms(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Returns:
         ``(ln(u1 / (1 − u1)), ln(4 u1² u2))``, each shaped like ``bits``.
     """
-    high = np.right_shift(bits, _U32).view(np.int64).astype(np.float64)
+    high = np.right_shift(bits, _U32).astype(np.uint32).astype(np.float64)
     high += 0.5
-    low = np.bitwise_and(bits, _LOW32).view(np.int64).astype(np.float64)
+    low = bits.astype(np.uint32).astype(np.float64)  # the low 32 bits
     low += 0.5
     logit = 2.0**32 - high
     np.divide(high, logit, out=logit)
@@ -165,12 +164,12 @@ def uniforms32(bits: np.ndarray) -> np.ndarray:
     (the complement is formed exactly first, so that a logit near ``u1 = 1`` keeps its
     precision) and then have 1/2 added.
     """
-    high = np.right_shift(bits, _U32)
-    h = high.view(np.int64).astype(_F32)
+    high = np.right_shift(bits, _U32).astype(np.uint32)
+    h = high.astype(_F32)
     h += _F32(0.5)
-    c = np.bitwise_xor(high, _LOW32, out=high).view(np.int64).astype(_F32)  # 2**32 - 1 - h
+    c = np.invert(high, out=high).astype(_F32)  # 2**32 - 1 - h
     c += _F32(0.5)
-    low = np.bitwise_and(bits, _LOW32).view(np.int64).astype(_F32)
+    low = bits.astype(np.uint32).astype(_F32)  # the low 32 bits
     low += _F32(0.5)
     out = np.empty((*bits.shape[:-1], 2, bits.shape[-1]), dtype=_F32)
     logit, log_z = out[..., 0, :], out[..., 1, :]
@@ -185,10 +184,10 @@ def uniforms32(bits: np.ndarray) -> np.ndarray:
 
 def _logit32(bits: np.ndarray) -> np.ndarray:
     """The logit row of ``uniforms32``, alone (the same operations, so the same numbers)."""
-    high = np.right_shift(bits, _U32)
-    h = high.view(np.int64).astype(_F32)
+    high = np.right_shift(bits, _U32).astype(np.uint32)
+    h = high.astype(_F32)
     h += _F32(0.5)
-    c = np.bitwise_xor(high, _LOW32, out=high).view(np.int64).astype(_F32)
+    c = np.invert(high, out=high).astype(_F32)
     c += _F32(0.5)
     np.divide(h, c, out=h)
     return np.log(h, out=h)
@@ -221,9 +220,9 @@ def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
     Draws: attempt ``j`` at cell (run, arm) takes draw ``j`` of the SAMPLE stream (``u1`` its
     high, ``u2`` its low 32 bits). Every cell makes attempt 0 in single precision, and most
     accept it for sure (its test clears the ``margin``). The other cells make their attempts
-    again from attempt 0, decided in double precision, four at a time, and take their first
-    accepted one (``exact_draws``). A cell rejected ``ATTEMPTS`` times takes the posterior mean
-    ``p / (p + q)``.
+    again from attempt 0, decided in double precision, two and then four at a time, and take
+    their first accepted one (``exact_draws``). A cell rejected ``ATTEMPTS`` times takes the
+    posterior mean ``p / (p + q)``.
 
     Args:
         cells: ``[A, R]`` ``Noise.cells``.
@@ -240,7 +239,7 @@ def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
     y = _candidates(w, params[1])
     todo = (test < single[5]).nonzero()[0]  # not accepted for sure
     counters = cells.reshape(-1) + _step_offset(Stream.SAMPLE, step)
-    _attempt_exactly(y, todo, 0, counters, params, single=True, batch=4)
+    _attempt_exactly(y, todo, 0, counters, params, single=True, batch=2)
     return y
 
 
