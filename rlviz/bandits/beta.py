@@ -13,11 +13,12 @@ envelope touches the density at its mode, ``V = 0``, and an attempt is accepted 
 probability 0.68–1 for shapes of at least 1 (about 0.87 typically) and at least 0.29 for
 shapes of at least ``MIN_PRIOR``.
 
-A race draws one ``θ`` for every arm of every run at every step, so the attempts are computed
-in single precision (three times faster here). The *decisions* stay those of double precision:
-``margin`` bounds how far the single-precision test can be from the double-precision one, and
-the few attempts within that distance of the acceptance boundary are decided again in double
-precision. The draws are therefore Cheng's exact draws with ``W`` computed in single precision:
+A race draws one ``θ`` for every arm of every run at every step, so the first attempt of every
+cell is computed in single precision (three times faster here). The *decisions* stay those of
+double precision: ``margin`` bounds how far the single-precision test can be from the
+double-precision one, so an attempt that clears it is accepted for sure, and the other cells
+(about one in eight) make their attempts again in double precision. The draws are therefore
+Cheng's exact draws with ``W`` computed in single precision:
 ``Y = W/(q + W)`` and ``1 − Y = q/(q + W)`` are each right to a relative ``1e-6`` (``2e-5``
 in the far tails, where ``|V|`` is large), far below any sampling error.
 Single precision needs ``W = p e^V`` to stay well inside its range, which ``single_precision``
@@ -101,7 +102,7 @@ def margin(p: np.ndarray, q: np.ndarray, inv: np.ndarray, cinv: np.ndarray,
 
     which is doubled for safety. It is a worst case: fewer than 1% of attempts fall within it
     for most shapes, up to a third for very skewed ones (``p/q`` or ``q/p`` in the thousands),
-    which are then decided in double precision.
+    whose cells then draw in double precision.
 
     Returns:
         The margins, shaped like the arguments (float64).
