@@ -440,7 +440,7 @@ class BetaThompson(Agent):
     beta: float = 1.0
     kind: ClassVar[str] = "thompson"
     cost: ClassVar[tuple[float, float, float]] = (300e-6, 30e-9, 43e-9)
-    few_cells_cost: ClassVar[tuple[float, float, float]] = (115e-6, 900e-9, 144e-9)
+    few_cells_cost: ClassVar[tuple[float, float, float]] = (90e-6, 400e-9, 180e-9)
     """``cost`` with at most ``beta.FEW_CELLS`` cells in a chunk, where the draws are made
     another way (see ``beta.Posteriors``)."""
 

@@ -239,8 +239,10 @@ def race_seconds(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps:
     1000 x 20), scaled by 2/3 as that machine was busy and never below the first fit, so that
     line-ups of many arms and costly racers (Thompson sampling, gradients, drifting arms) are not
     underestimated. Beta–Bernoulli Thompson sampling was refitted to the CPU time it adds to a
-    race at eight sizes from 20 runs x 20 arms to 2000 x 10, unscaled (it had been estimated at
-    a third of its time with few runs). The estimate keeps live races short.
+    race at eight sizes from 20 runs x 20 arms to 2000 x 10 on the busy machine, unscaled (it
+    had been estimated at a third of its time with few runs); with many cells its constant per
+    step is kept high, as eight racers on 20 Bernoulli arms cost more together than alone. The
+    estimate keeps live races short.
 
     Args:
         agents: The racers (``K`` of them).
