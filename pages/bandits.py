@@ -71,7 +71,7 @@ LESSONS = {
     "Fig. 2.5 · baselines": BOOK | dict(mu=4.0, racers=["gradient_a", "gradient_b"],
                                         gradient_a_alpha=0.1, gradient_a_baseline=True,
                                         gradient_b_alpha=0.1, gradient_b_baseline=False),
-    "Regret bounds": dict(testbed="bernoulli", probs="0.9, 0.5, 0.4, 0.2", runs=100, steps=10000,
+    "Regret bounds": dict(testbed="bernoulli", probs="0.9, 0.5, 0.4, 0.2", runs=100, steps=5000,
                           racers=["eps_a", "ucb", "thompson"], eps_a_eps=0.1, eps_a_alpha=0.0,
                           ucb_c=math.sqrt(2)),
     "Ex. 2.5 · drift": dict(testbed="random_walk", arms=10, runs=200, steps=10000, noise=1.0,

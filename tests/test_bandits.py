@@ -419,6 +419,16 @@ def test_race_seconds_adds_up_the_costs():
     assert got == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.parametrize(("runs", "few"), [(256, True), (257, False), (2000, False)])
+def test_race_seconds_prices_beta_draws_by_the_size_of_a_chunk(runs, few):
+    testbed, steps = B.BernoulliTestbed(arms=4), 7  # up to 256 runs: at most 1024 cells
+    cost = B.BetaThompson.few_cells_cost if few else B.BetaThompson.cost
+    step, run, cell = (sum(parts) for parts in zip(B.RACE_COST, cost, strict=True))
+    expected = steps * (step + runs * run + runs * 4 * cell)
+    got = B.race_seconds([B.BetaThompson()], testbed, runs=runs, steps=steps)
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
 @pytest.mark.parametrize("grow", ["runs", "steps", "arms", "racers", "testbed"])
 def test_race_seconds_grows_with_every_size(grow):
     args = {"agents": [B.EpsilonGreedy(0.1)], "testbed": B.GaussianTestbed(arms=5),

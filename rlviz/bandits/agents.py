@@ -83,6 +83,10 @@ class Context:
         return np.maximum.reduce(weighted, axis=0).astype(np.int64) - 1
 
 
+FEW_RUNS = 256
+"""Up to this many runs in a chunk, a cumulative sum over the arms is one numpy call."""
+
+
 def _argmax(values: np.ndarray, ctx: Context) -> np.ndarray:
     """The first arm with the largest value in each run, like ``values.argmax(axis=0)``."""
     return ctx.first_top(values == np.maximum.reduce(values, axis=0))
@@ -129,6 +133,10 @@ class Agent(ABC):
     cost: ClassVar[tuple[float, float, float]]
     """What one such racer adds to a race, in seconds: per step of a chunk of runs, per run and
     step, and per (run, arm) cell and step (see ``race_seconds``)."""
+
+    def cost_at(self, cells: int) -> tuple[float, float, float]:
+        """``cost`` in a race whose chunks of runs have ``cells`` (run, arm) cells each."""
+        return self.cost
 
     @property
     @abstractmethod
@@ -431,7 +439,10 @@ class BetaThompson(Agent):
     alpha: float = 1.0
     beta: float = 1.0
     kind: ClassVar[str] = "thompson"
-    cost: ClassVar[tuple[float, float, float]] = (62e-6, 32e-9, 43e-9)
+    cost: ClassVar[tuple[float, float, float]] = (300e-6, 30e-9, 43e-9)
+    few_cells_cost: ClassVar[tuple[float, float, float]] = (90e-6, 400e-9, 180e-9)
+    """``cost`` with at most ``beta.FEW_CELLS`` cells in a chunk, where the draws are made
+    another way (see ``beta.Posteriors``)."""
 
     def __post_init__(self) -> None:
         for name, value in (("α", self.alpha), ("β", self.beta)):
@@ -453,6 +464,10 @@ class BetaThompson(Agent):
                 "Beta–Bernoulli Thompson sampling needs rewards of 0 or 1: race it on Bernoulli "
                 "arms, or use Gaussian Thompson sampling"
             )
+
+    def cost_at(self, cells: int) -> tuple[float, float, float]:
+        """``few_cells_cost`` up to ``beta.FEW_CELLS`` cells, else ``cost``."""
+        return self.few_cells_cost if cells <= cheng.FEW_CELLS else self.cost
 
     def start(self, ctx):
         """Every arm's posterior is the prior ``Beta(α, β)``."""
@@ -521,11 +536,15 @@ class Gradient(Agent):
         h = state["H"]
         state["e"] = e = np.exp((h - np.maximum.reduce(h, axis=0)).astype(np.float32))
         state["total"] = total = np.add.reduce(e, axis=0)
-        # Inverse-CDF sampling: the number of arms whose cumulative e is <= u·Σe. The
-        # cumulative sum goes arm by arm (whole rows), several times faster than np.cumsum here.
-        cum = e.copy()
-        for a in range(1, ctx.arms):
-            np.add(cum[a], cum[a - 1], out=cum[a])
+        # Inverse-CDF sampling: the number of arms whose cumulative e is <= u·Σe. With many
+        # runs the cumulative sum goes arm by arm (whole rows), several times faster than
+        # np.add.accumulate, which is faster with few runs; both add in the same order.
+        if ctx.runs <= FEW_RUNS:
+            cum = np.add.accumulate(e, axis=0)
+        else:
+            cum = e.copy()
+            for a in range(1, ctx.arms):
+                np.add(cum[a], cum[a - 1], out=cum[a])
         below = (cum <= state["u"].at(step) * total).view(np.uint8)
         count = np.add.reduce(below, axis=0, dtype=ctx.first_weight.dtype)
         return np.minimum(count, ctx.arms - 1).astype(np.int64)

@@ -13,11 +13,12 @@ envelope touches the density at its mode, ``V = 0``, and an attempt is accepted 
 probability 0.68–1 for shapes of at least 1 (about 0.87 typically) and at least 0.29 for
 shapes of at least ``MIN_PRIOR``.
 
-A race draws one ``θ`` for every arm of every run at every step, so the attempts are computed
-in single precision (three times faster here). The *decisions* stay those of double precision:
-``margin`` bounds how far the single-precision test can be from the double-precision one, and
-the few attempts within that distance of the acceptance boundary are decided again in double
-precision. The draws are therefore Cheng's exact draws with ``W`` computed in single precision:
+A race draws one ``θ`` for every arm of every run at every step, so the first attempt of every
+cell is computed in single precision (three times faster here). The *decisions* stay those of
+double precision: ``margin`` bounds how far the single-precision test can be from the
+double-precision one, so an attempt that clears it is accepted for sure, and the other cells
+(about one in eight) make their attempts again in double precision. The draws are therefore
+Cheng's exact draws with ``W`` computed in single precision:
 ``Y = W/(q + W)`` and ``1 − Y = q/(q + W)`` are each right to a relative ``1e-6`` (``2e-5``
 in the far tails, where ``|V|`` is large), far below any sampling error.
 Single precision needs ``W = p e^V`` to stay well inside its range, which ``single_precision``
@@ -36,9 +37,7 @@ import numpy as np
 
 from rlviz.bandits.noise import (
     _DRAW_OFFSETS,
-    _LOW32,
     _U32,
-    FEW_CELLS,
     Steps,
     Stream,
     _mix,
@@ -53,6 +52,10 @@ MIN_PRIOR = 0.05
 ``1e-20`` of 0 or 1, beyond what a double can tell apart."""
 AHEAD = 4
 """Attempts made ahead for every cell when there are few cells (see ``Posteriors``)."""
+FEW_CELLS = 1024
+"""Up to this many cells, ``AHEAD`` attempts of every cell are made ahead and decided in double
+precision; with more, ``draws`` (single precision, attempts made where needed) is faster. Half
+of ``rlviz.bandits.noise.FEW_CELLS``: four attempts ahead cost more than one key ahead."""
 
 _LOGIT_MAX = 22.9  # |ln(u1 / (1 - u1))| for u1 = (h + 1/2) / 2**32
 
@@ -99,7 +102,7 @@ def margin(p: np.ndarray, q: np.ndarray, inv: np.ndarray, cinv: np.ndarray,
 
     which is doubled for safety. It is a worst case: fewer than 1% of attempts fall within it
     for most shapes, up to a third for very skewed ones (``p/q`` or ``q/p`` in the thousands),
-    which are then decided in double precision.
+    whose cells then draw in double precision.
 
     Returns:
         The margins, shaped like the arguments (float64).
@@ -123,9 +126,9 @@ def uniforms(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Returns:
         ``(ln(u1 / (1 − u1)), ln(4 u1² u2))``, each shaped like ``bits``.
     """
-    high = np.right_shift(bits, _U32).view(np.int64).astype(np.float64)
+    high = np.right_shift(bits, _U32).astype(np.uint32).astype(np.float64)
     high += 0.5
-    low = np.bitwise_and(bits, _LOW32).view(np.int64).astype(np.float64)
+    low = bits.astype(np.uint32).astype(np.float64)  # the low 32 bits
     low += 0.5
     logit = 2.0**32 - high
     np.divide(high, logit, out=logit)
@@ -162,12 +165,12 @@ def uniforms32(bits: np.ndarray) -> np.ndarray:
     (the complement is formed exactly first, so that a logit near ``u1 = 1`` keeps its
     precision) and then have 1/2 added.
     """
-    high = np.right_shift(bits, _U32)
-    h = high.view(np.int64).astype(_F32)
+    high = np.right_shift(bits, _U32).astype(np.uint32)
+    h = high.astype(_F32)
     h += _F32(0.5)
-    c = np.bitwise_xor(high, _LOW32, out=high).view(np.int64).astype(_F32)  # 2**32 - 1 - h
+    c = np.invert(high, out=high).astype(_F32)  # 2**32 - 1 - h
     c += _F32(0.5)
-    low = np.bitwise_and(bits, _LOW32).view(np.int64).astype(_F32)
+    low = bits.astype(np.uint32).astype(_F32)  # the low 32 bits
     low += _F32(0.5)
     out = np.empty((*bits.shape[:-1], 2, bits.shape[-1]), dtype=_F32)
     logit, log_z = out[..., 0, :], out[..., 1, :]
@@ -178,6 +181,17 @@ def uniforms32(bits: np.ndarray) -> np.ndarray:
     h *= _F32(2.0**-94)  # 4 u1² u2
     np.log(h, out=log_z)
     return out
+
+
+def _logit32(bits: np.ndarray) -> np.ndarray:
+    """The logit row of ``uniforms32``, alone (the same operations, so the same numbers)."""
+    high = np.right_shift(bits, _U32).astype(np.uint32)
+    h = high.astype(_F32)
+    h += _F32(0.5)
+    c = np.invert(high, out=high).astype(_F32)
+    c += _F32(0.5)
+    np.divide(h, c, out=h)
+    return np.log(h, out=h)
 
 
 def attempt32(logit, log_z, p, q, inv, cinv, a) -> tuple[np.ndarray, np.ndarray]:
@@ -202,14 +216,14 @@ def attempt32(logit, log_z, p, q, inv, cinv, a) -> tuple[np.ndarray, np.ndarray]
 
 def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
           first: np.ndarray) -> np.ndarray:
-    r"""One draw ``θ ~ Beta(p, q)`` at every cell, the attempts in single precision.
+    r"""One draw ``θ ~ Beta(p, q)`` at every cell, the first attempt in single precision.
 
     Draws: attempt ``j`` at cell (run, arm) takes draw ``j`` of the SAMPLE stream (``u1`` its
-    high, ``u2`` its low 32 bits). Every cell makes attempt 0; the rejected ones make the next
-    attempts together, two and then four at a time. A cell rejected ``ATTEMPTS`` times takes
-    the posterior mean ``p / (p + q)``. Attempts the single-precision test cannot decide are
-    set aside and the cell goes on drawing; at the end they are decided in double precision,
-    all at once, and a cell takes its first accepted attempt.
+    high, ``u2`` its low 32 bits). Every cell makes attempt 0 in single precision, and most
+    accept it for sure (its test clears the ``margin``). The other cells make their attempts
+    again from attempt 0, decided in double precision, two and then four at a time, and take
+    their first accepted one (``exact_draws``). A cell rejected ``ATTEMPTS`` times takes the
+    posterior mean ``p / (p + q)``.
 
     Args:
         cells: ``[A, R]`` ``Noise.cells``.
@@ -222,36 +236,11 @@ def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
     Returns:
         ``[A·R]`` the draws, in (0, 1] (within ``1e-16`` of 1 they round to 1).
     """
-    flat_cells = cells.reshape(-1)
-    offset = _step_offset(Stream.SAMPLE, step)
     w, test = attempt32(*first, *single[:5])
     y = _candidates(w, params[1])
     todo = (test < single[5]).nonzero()[0]  # not accepted for sure
-    rows = single.take(todo, axis=1)
-    aside = (test[todo] + rows[5] >= 0).nonzero()[0]  # nor rejected for sure
-    set_aside = [(todo[aside], 0, y[todo[aside]])]  # (cells, attempts, candidates)
-    tried, batch = 1, 2 if todo.size > 2048 else 4
-    while todo.size and tried < ATTEMPTS:
-        tries = min(batch, ATTEMPTS - tried)
-        counters = (flat_cells[todo] + offset) + _DRAW_OFFSETS[tried: tried + tries, None]
-        w, test = attempt32(*uniforms32(_mix(counters)).swapaxes(0, 1), *rows[:5])  # [J, n]
-        accepted = test >= rows[5]
-        first_hit = tries - np.maximum.reduce(accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:],
-                                              axis=0)
-        # The attempts before a cell's first sure one that are not rejected for sure:
-        unsure = (test + rows[5] >= 0) & (np.arange(tries)[:, None] < first_hit)
-        if unsure.any():
-            j, col = np.nonzero(unsure)
-            cell = todo[col]
-            set_aside.append((cell, tried + j, _candidates(w[j, col], params[1, cell])))
-        hit = first_hit < tries  # the first accepted attempt of each cell, if any
-        col = hit.nonzero()[0]
-        cell = todo[col]
-        y[cell] = _candidates(w[first_hit[col], col], params[1, cell])
-        todo, rows = todo[~hit], rows[:, ~hit]
-        tried, batch = tried + tries, 4
-    y[todo] = params[0, todo] / params[4, todo]  # all rejected (p < 1e-38): the posterior mean
-    _decide_set_aside(y, set_aside, flat_cells + offset, params)
+    counters = cells.reshape(-1) + _step_offset(Stream.SAMPLE, step)
+    _attempt_exactly(y, todo, 0, counters, params, single=True, batch=2)
     return y
 
 
@@ -270,25 +259,33 @@ def exact_draws(cells: np.ndarray, step: int, params: np.ndarray, *, single: boo
     Returns:
         ``[A·R]`` the draws.
     """
-    flat_cells = cells.reshape(-1)
-    offset = _step_offset(Stream.SAMPLE, step)
-    y = np.empty(flat_cells.size)
-    todo, tried = np.arange(flat_cells.size), 0
+    counters = cells.reshape(-1) + _step_offset(Stream.SAMPLE, step)
+    y = np.empty(counters.size)
     if ahead is not None:  # the first attempts of every cell, made ahead
         tried = ahead.shape[1]
         value, accepted = attempt(ahead[0], ahead[1], *params)
-        todo = _take_first(y, todo, value, accepted, ahead[2], params, single)
-    batch = 2 if todo.size > 2048 else 4
+        todo = _take_first_ahead(y, value, accepted, ahead[2], params, single)
+    else:
+        todo, tried = np.arange(counters.size), 0
+    _attempt_exactly(y, todo, tried, counters, params, single, batch=2 if todo.size > 2048 else 4)
+    return y
+
+
+def _attempt_exactly(y, todo, tried, counters, params, single, batch) -> None:
+    """The cells ``todo`` make attempts ``tried, tried + 1, ...`` decided in double precision.
+
+    ``batch`` attempts at first, then four at a time, until each cell has accepted one, which it
+    takes into ``y`` (see ``_take_first``). ``counters`` are attempt 0's counters before mixing,
+    ``[A·R]``.
+    """
     while todo.size and tried < ATTEMPTS:
         tries = min(batch, ATTEMPTS - tried)
-        counters = (flat_cells[todo] + offset) + _DRAW_OFFSETS[tried: tried + tries, None]
-        bits = _mix(counters)
+        bits = _mix(counters[todo] + _DRAW_OFFSETS[tried: tried + tries, None])  # [J, n]
         value, accepted = attempt(*uniforms(bits), *params.take(todo, axis=1))
-        logit32 = uniforms32(bits)[..., 0, :] if single else None
-        todo = _take_first(y, todo, value, accepted, logit32, params, single)
+        todo = _take_first(y, todo, value, accepted, bits, params, single)
         tried, batch = tried + tries, 4
-    y[todo] = params[0, todo] / params[4, todo]  # all rejected (p < 1e-38): the posterior mean
-    return y
+    if todo.size:  # all rejected (p < 1e-38): the posterior mean
+        y[todo] = params[0, todo] / params[4, todo]
 
 
 def ahead_uniforms(bits: np.ndarray) -> np.ndarray:
@@ -302,11 +299,11 @@ def ahead_uniforms(bits: np.ndarray) -> np.ndarray:
     return np.stack([logit, log_z, uniforms32(bits)[..., 0, :].astype(np.float64)], axis=-3)
 
 
-def _take_first(y, todo, value, accepted, logit32, params, single) -> np.ndarray:
+def _take_first(y, todo, value, accepted, bits, params, single) -> np.ndarray:
     """Each cell of ``todo`` whose attempts (``[J, n]``) accepted one takes the first into ``y``.
 
-    The candidate is ``value`` (exact), or with ``single`` made in single precision from
-    ``logit32``, as ``attempt32`` makes it. Returns the cells still to draw.
+    The candidate is ``value`` (exact), or with ``single`` made in single precision from the
+    attempt's ``bits`` (``[J, n]``), as ``attempt32`` makes it. Returns the cells still to draw.
     """
     tries = accepted.shape[0]
     first_hit = tries - np.maximum.reduce(accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:],
@@ -314,15 +311,43 @@ def _take_first(y, todo, value, accepted, logit32, params, single) -> np.ndarray
     missed = first_hit == tries
     hit = (~missed).nonzero()[0]
     cell = todo[hit]
+    at = first_hit[hit].astype(np.intp)  # flat index of each first accepted attempt
+    at *= accepted.shape[1]
+    at += hit
     if single:
-        p, _, inv = params[:3, cell].astype(_F32)
-        w = logit32[first_hit[hit], hit].astype(_F32) * inv
+        w = _logit32(bits.reshape(-1)[at])
+        w *= params[2].take(cell).astype(_F32)
         np.exp(w, out=w)
-        w *= p
-        y[cell] = _candidates(w, params[1, cell])
+        w *= params[0].take(cell).astype(_F32)
+        y[cell] = _candidates(w, params[1].take(cell))
     else:
-        y[cell] = value[first_hit[hit], hit]
+        y[cell] = value.reshape(-1)[at]
     return todo[missed]
+
+
+def _take_first_ahead(y, value, accepted, logit32, params, single) -> np.ndarray:
+    """``_take_first`` with ``todo`` every cell: all cells take a candidate, then redraw some.
+
+    A cell takes the candidate of its first accepted attempt, or of its last one if none was
+    accepted (it is then drawn again). Picking along the attempts for every cell is cheaper
+    than gathering the accepted ones.
+    """
+    tries = accepted.shape[0]
+    first_hit = tries - np.maximum.reduce(accepted.view(np.uint8) * _FIRST_WEIGHTS[-tries:],
+                                          axis=0)
+    n = accepted.shape[1]
+    at = np.minimum(first_hit, tries - 1).astype(np.intp)  # the picked attempt, then its
+    at *= n                                                 # flat index
+    at += np.arange(n)
+    if single:
+        w = logit32.reshape(-1)[at].astype(_F32)
+        w *= params[2].astype(_F32)
+        np.exp(w, out=w)
+        w *= params[0].astype(_F32)
+        y[:] = _candidates(w, params[1])
+    else:
+        y[:] = value.reshape(-1)[at]
+    return (first_hit == tries).nonzero()[0]
 
 
 _FIRST_WEIGHTS = np.arange(AHEAD, 0, -1, dtype=np.uint8)[:, None]  # [4, 1]: 4, 3, 2, 1
@@ -333,25 +358,6 @@ def _candidates(w: np.ndarray, q: np.ndarray) -> np.ndarray:
     y = w.astype(np.float64)
     y /= q + y
     return y
-
-
-def _decide_set_aside(y, set_aside, counters, params) -> None:
-    """Decide the set-aside attempts in double precision; a cell takes its first accepted one.
-
-    A set-aside attempt comes before any the cell had accepted, so if it is accepted its
-    candidate replaces the cell's draw in ``y``. ``counters`` are attempt 0's counters before
-    mixing, ``[A·R]``.
-    """
-    cell = np.concatenate([c for c, _, _ in set_aside])
-    if not cell.size:
-        return
-    tried = np.concatenate([np.broadcast_to(j, c.shape) for c, j, _ in set_aside])
-    candidate = np.concatenate([y for _, _, y in set_aside])
-    bits = _mix(counters[cell] + _DRAW_OFFSETS[tried])
-    ok = attempt(*uniforms(bits), *params[:, cell])[1].nonzero()[0]
-    order = ok[np.lexsort((tried[ok], cell[ok]))]  # by cell, then attempt: first ones first
-    first = order[np.unique(cell[order], return_index=True)[1]]
-    y[cell[first]] = candidate[first]
 
 
 class Posteriors:
@@ -375,6 +381,7 @@ class Posteriors:
         params[2:] = constants(params[0], params[1])
         self.single = single_precision(alpha, beta)
         self.ahead = self.first = self.rows32 = None
+        self._row_starts = np.arange(6)[:, None] * cells.size
         flat = cells.reshape(-1)
         if cells.size <= FEW_CELLS:
             self.ahead = Steps(flat, Stream.SAMPLE, lambda bits, first: ahead_uniforms(bits),
@@ -393,11 +400,18 @@ class Posteriors:
         return exact_draws(self.cells, step, self.params, single=self.single, ahead=ahead)
 
     def add(self, cells: np.ndarray, wins: np.ndarray) -> None:
-        """A win at each of these cells (flat indices) adds 1 to its ``p``, a loss to its ``q``."""
-        params = self.params
-        params.reshape(-1)[cells + params.shape[1] * ~wins] += 1.0
-        p, q = params[:2].take(cells, axis=1)
-        params[2:, cells] = inv, cinv, a = constants(p, q)
+        """A win at each of these cells (flat indices) adds 1 to its ``p``, a loss to its ``q``.
+
+        The cells are distinct (one per run). Their rows are read and written through flat
+        indices into the parameter arrays, several times faster than ``params[:, cells]``.
+        """
+        at = cells + self._row_starts  # [6, n] flat index of each cell in each row
+        flat = self.params.reshape(-1)
+        p, q = flat[at[:2]]
+        p += wins
+        q += ~wins
+        inv, cinv, a = constants(p, q)
+        flat[at[:5]] = (p, q, inv, cinv, a)
         if self.rows32 is not None:
-            self.rows32[:, cells] = np.array((p, q, inv, cinv, a, margin(p, q, inv, cinv, a)),
-                                             dtype=_F32)
+            self.rows32.reshape(-1)[at] = np.array(
+                (p, q, inv, cinv, a, margin(p, q, inv, cinv, a)), dtype=_F32)

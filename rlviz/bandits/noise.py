@@ -182,13 +182,13 @@ def gaussian(bits: np.ndarray) -> np.ndarray:
     ``u2`` from the low 32 bits. The cosine is taken in single precision (error about
     ``1e-7``, far below any sampling error) because it is 30 times faster.
     """
-    z = np.right_shift(bits, _U32).view(np.int64).astype(np.float64)  # exact below 2**53
+    z = np.right_shift(bits, _U32).astype(np.uint32).astype(np.float64)  # exact
     z += 0.5
     z *= 2.0**-32
     np.log(z, out=z)
     z *= -2.0
     np.sqrt(z, out=z)
-    angle = np.bitwise_and(bits, _LOW32).view(np.int64).astype(np.float64)
+    angle = bits.astype(np.uint32).astype(np.float64)  # the low 32 bits
     angle *= 2.0 * np.pi * 2.0**-32
     z *= np.cos(angle.astype(np.float32))
     return z
@@ -212,13 +212,13 @@ def gaussian_rows(bits: np.ndarray, rows: int) -> np.ndarray:
     Returns:
         ``[..., rows, R]`` float32.
     """
-    u1 = np.right_shift(bits, _U32).view(np.int64).astype(np.float64)
+    u1 = np.right_shift(bits, _U32).astype(np.uint32).astype(np.float64)
     u1 += 0.5
     u1 *= 2.0**-32
     r = np.log(u1.astype(np.float32))
     r *= np.float32(-2.0)
     np.sqrt(r, out=r)
-    angle = np.bitwise_and(bits, _LOW32).view(np.int64).astype(np.float64)
+    angle = bits.astype(np.uint32).astype(np.float64)  # the low 32 bits
     angle *= 2.0 * np.pi * 2.0**-32
     angle = angle.astype(np.float32)
     half = rows // 2

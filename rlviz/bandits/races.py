@@ -232,11 +232,16 @@ def race_seconds(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps:
 
     with ``n`` the chunks of runs (see ``CHUNK_CELLS``) and ``(c, f, e)`` the cost per step of
     a chunk, per run and per cell (run, arm) of the race itself (``RACE_COST``), of the testbed
-    and of each racer (their ``cost``). The per-step costs were fitted to races timed on the
-    project's two-core benchmark machine; the per-run and per-cell costs were refitted to the CPU
-    time of single-racer races at three sizes (2000 runs x 10 arms, 100 x 10, 1000 x 20), scaled
-    by 2/3 as that machine was busy and never below the first fit, so that line-ups of many arms
-    and costly racers (Thompson sampling, gradients, drifting arms) are not underestimated. The
+    and of each racer (their ``cost_at`` the cells of a chunk: Beta–Bernoulli Thompson sampling
+    draws one way in small chunks and another in large ones). The per-step costs were fitted to
+    races timed on the project's two-core benchmark machine; the per-run and per-cell costs were
+    refitted to the CPU time of single-racer races at three sizes (2000 runs x 10 arms, 100 x 10,
+    1000 x 20), scaled by 2/3 as that machine was busy and never below the first fit, so that
+    line-ups of many arms and costly racers (Thompson sampling, gradients, drifting arms) are not
+    underestimated. Beta–Bernoulli Thompson sampling was refitted to the CPU time it adds to a
+    race at eight sizes from 20 runs x 20 arms to 2000 x 10 on the busy machine, unscaled (it
+    had been estimated at a third of its time with few runs); with many cells its constant per
+    step is kept high, as eight racers on 20 Bernoulli arms cost more together than alone. The
     estimate keeps live races short.
 
     Args:
@@ -253,9 +258,11 @@ def race_seconds(agents: Sequence[Agent], testbed: Testbed, *, runs: int, steps:
     """
     agents = tuple(agents)
     _validate_race(agents, testbed, runs, steps)
-    chunks = -(-runs // max(1, CHUNK_CELLS // testbed.arms))
+    chunk = max(1, CHUNK_CELLS // testbed.arms)
+    chunks, cells = -(-runs // chunk), min(runs, chunk) * testbed.arms
+    costs = (agent.cost_at(cells) for agent in agents)
     per_step, per_run, per_cell = (
-        sum(parts) for parts in zip(RACE_COST, testbed.cost, *(a.cost for a in agents), strict=True)
+        sum(parts) for parts in zip(RACE_COST, testbed.cost, *costs, strict=True)
     )
     return steps * (chunks * per_step + runs * per_run + runs * testbed.arms * per_cell)
 
