@@ -23,8 +23,8 @@ from tests.fuzz import JUNK, cheap, cheapest, check_run, strategy
 
 pytestmark = pytest.mark.slow
 WRITTEN = [p for p in catalog.PAGES if p.exists]
-WIDGET_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_WIDGETS", "40"))
-LINK_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_LINKS", "15"))
+WIDGET_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_WIDGETS", "30"))
+LINK_EXAMPLES = int(os.environ.get("RLVIZ_FUZZ_LINKS", "12"))
 
 
 def fuzz_settings(examples: int) -> settings:
