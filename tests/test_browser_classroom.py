@@ -8,11 +8,10 @@ import pytest
 
 from rlviz import lessons
 from rlviz.ui import catalog
-from tests.conftest import ARTIFACTS, settle
+from tests.conftest import ARTIFACTS, local_only, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WRITTEN = [p for p in catalog.PAGES if p.exists]
-LOCAL = {"127.0.0.1", "localhost"}
 # Pages with several figures, cheap to draw: presentation mode is shown on them.
 PRESENTED = [p for p in WRITTEN if p.slug in {"gae", "ppo_clip", "deadly_triad"}] or WRITTEN[:1]
 LESSON = next(
@@ -37,16 +36,7 @@ def query_of(url: str) -> dict[str, str]:
 @pytest.fixture
 def projector(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 720})
-    foreign: list[str] = []
-
-    def local_only(route):
-        url = urlparse(route.request.url)
-        if url.scheme in {"http", "https", "ws", "wss"} and url.hostname not in LOCAL:
-            foreign.append(route.request.url)
-            return route.abort()
-        return route.continue_()
-
-    context.route("**/*", local_only)
+    foreign = local_only(context)
     page = context.new_page()
     page.foreign = foreign
     yield page
