@@ -22,21 +22,18 @@ BOOK_SETTINGS = {"p0": 0.05, "episodes": 1000, "b_theta": -9, "b_w": -6}
 
 
 @ui.cached(max_entries=32, show_spinner="Training the learners…")
-def learn(group: tuple, runs: int, episodes: int, p0: float, seed: int) -> pg.Training:
-    """The Monte-Carlo learners (they share one lockstep of episodes), or actor-critic."""
-    methods = [pg.Method(*spec) for spec in group]
-    return pg.train(methods, runs=runs, episodes=episodes, p0=p0, seed=seed)
+def learn(spec: tuple, runs: int, episodes: int, p0: float, seed: int) -> pg.Training:
+    """One learner's runs (each learner on its own: a changed step size retrains only it)."""
+    return pg.train([pg.Method(*spec)], runs=runs, episodes=episodes, p0=p0, seed=seed)
+
+
+def trained(specs: tuple, runs: int, episodes: int, p0: float, seed: int) -> pg.Training:
+    return pg.Training.join([learn(spec, runs, episodes, p0, seed) for spec in specs])
 
 
 @ui.cached(max_entries=32, show_spinner="Sampling episodes…")
 def study(p: float, n: int, constant: float, seed: int) -> pg.GradientStudy:
     return pg.gradient_study(p, episodes=n, constant=constant, seed=seed)
-
-
-def trained(specs: tuple, runs: int, episodes: int, p0: float, seed: int) -> pg.Training:
-    groups = [tuple(s for s in specs if s[0] != "actor_critic")]
-    groups += [(s,) for s in specs if s[0] == "actor_critic"]
-    return pg.Training.join([learn(g, runs, episodes, p0, seed) for g in groups if g])
 
 
 @ui.cached_figures()
@@ -266,10 +263,9 @@ with ui.page("policy_gradient", intro=INTRO) as page:
                        for x in ends), source=f"{BOOK}, Figures 13.1 and 13.2"))
     page.known_answer(checks)
     page.equations(figs.EQUATIONS)
-    page.source(pg.policy, pg.score, pg.corridor_step, pg.returns_to_go, pg.episode_gradient,
-                pg.reinforce_update, pg.baseline_trace, pg.reinforce_baseline_update,
-                pg.actor_critic_step, pg.play_episodes, pg.gradient_study, pg.worked_score,
-                pg.state_values, pg.exact_gradient, pg.train)
+    page.source(pg.reinforce_run, pg.actor_critic_run, pg.policy, pg.score, pg.corridor_step,
+                pg.returns_to_go, pg.episode_gradient, pg.play_episodes, pg.gradient_study,
+                pg.worked_score, pg.state_values, pg.exact_gradient, pg.train)
 
     page.export(
         figures={"value": fig_value, "learning_curves": fig_curves, "policy": fig_policy,

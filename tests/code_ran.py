@@ -4,7 +4,9 @@
 recording every Python function entered (in all threads: AppTest runs the script in its own
 thread), then returns the names of the objects the page's code panel showed that were never
 entered. A class counts as run when any function defined in its body ran (its ``__init__``, a
-method, a property).
+method, a property). A compiled loop (``rlviz.compiled.kernel``) runs as machine code, which no
+profiler sees: for the run, every kernel an ``rlviz`` module holds is replaced by a wrapper that
+notes the call, and a kernel counts as run when its wrapper was called.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from types import CodeType
 
 import streamlit as st
 
+from rlviz.compiled import is_kernel
 from rlviz.ui.chrome import SHOWN
 from tests.conftest import run_page
 
@@ -86,14 +89,43 @@ def shown_and_called(
 
     threading.setprofile(profile)
     sys.setprofile(profile)
+    restore = _note_kernel_calls(called)
     try:
         at = run_page(page_file, query=query, timeout=300)
     finally:
         sys.setprofile(None)
         threading.setprofile(None)
+        restore()
     assert not at.exception, [e.message for e in at.exception]
     assert slug in SHOWN, f"page {slug} showed no code panel"
     return SHOWN[slug], called
+
+
+def _note_kernel_calls(called: set[CodeType]):
+    """Wrap every compiled loop held by an ``rlviz`` module so that a call adds its Python
+    source's code object to ``called``; returns the function that puts the kernels back."""
+    patched = []
+    wrappers: dict[int, object] = {}
+    for name, module in list(sys.modules.items()):
+        if name != "rlviz" and not name.startswith("rlviz."):
+            continue
+        for attr, value in list(vars(module).items()):
+            if not is_kernel(value):
+                continue
+            if id(value) not in wrappers:
+                def noting(*args, _kernel=value, **kwargs):
+                    called.add(_kernel.py_func.__code__)
+                    return _kernel(*args, **kwargs)
+
+                wrappers[id(value)] = functools.wraps(value)(noting)
+            setattr(module, attr, wrappers[id(value)])
+            patched.append((module, attr, value))
+
+    def restore() -> None:
+        for module, attr, value in patched:
+            setattr(module, attr, value)
+
+    return restore
 
 
 def unrun_shown_code(

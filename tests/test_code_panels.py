@@ -13,3 +13,18 @@ WRITTEN = [p for p in catalog.PAGES if p.exists]
 @pytest.mark.parametrize("info", WRITTEN, ids=lambda p: p.slug)
 def test_every_shown_function_ran(info):
     assert unrun_shown_code(info.file, info.slug) == []
+
+
+def test_a_compiled_loop_counts_as_run_only_when_called():
+    from rlviz import policy_gradient as pg
+    from tests.code_ran import _note_kernel_calls
+
+    called = set()
+    restore = _note_kernel_calls(called)
+    try:
+        pg.train([pg.Method("reinforce", 2.0**-13)], runs=2, episodes=3, p0=0.5, seed=0)
+    finally:
+        restore()
+    assert pg.reinforce_run.py_func.__code__ in called
+    assert pg.actor_critic_run.py_func.__code__ not in called
+    assert type(pg.reinforce_run).__name__ == "CPUDispatcher"  # put back

@@ -151,59 +151,76 @@ def test_episode_gradient_is_the_sum_of_scores():
     np.testing.assert_allclose(pg.episode_gradient(pi, actions, weights), direct, atol=1e-12)
 
 
-def test_baseline_trace_is_the_per_step_update():
-    rng = np.random.default_rng(5)
-    G = -rng.integers(1, 400, size=(4, 300)).astype(float)
-    w0 = rng.normal(size=4) * 10
-    for alpha in (2.0**-10, 2.0**-6, 0.25):
-        trace = pg.baseline_trace(w0, G, alpha_w=alpha)
-        w = w0.copy()
-        for t in range(G.shape[1]):
-            np.testing.assert_allclose(trace[:, t], w, rtol=1e-9)
-            w = w + alpha * (G[:, t] - w)
-        np.testing.assert_allclose(trace[:, -1], w, rtol=1e-9)
+# --------------------------------------------------------------------------- the compiled learners
+# Seed 8's first numbers are 0.327, 0.987, 0.319: at π(right) near ½ they make the episode
+# right (S → 2), left (reversed: 2 → 3), right (3 → G), three steps.
+R_L_R = 8
 
 
-def test_reinforce_baseline_update_equals_the_book_step_by_step():
-    rng = np.random.default_rng(6)
-    theta = rng.normal(size=(3, 2))
-    w = np.array([0.0, -5.0, -20.0])
-    lengths = np.array([1, 7, 12])
-    alive = np.arange(12) < lengths[:, None]
-    actions = rng.integers(0, 2, size=(3, 12))
-    rewards = np.where(alive, -1.0, 0.0)
-    new_theta, new_w = pg.reinforce_baseline_update(theta, w, actions, rewards, alive,
-                                                    alpha_theta=0.01, alpha_w=0.1)
-    for r in range(3):
-        pi = pg.policy(theta[r])
-        wr, g = w[r], np.zeros(2)
-        for t in range(lengths[r]):
-            delta = -(lengths[r] - t) - wr
-            wr += 0.1 * delta
-            g += delta * (np.eye(2)[actions[r, t]] - pi)
-        np.testing.assert_allclose(new_theta[r], theta[r] + 0.01 * g, atol=1e-12)
-        assert new_w[r] == pytest.approx(wr)
+def _one_episode(kernel, *extra, p0=0.5, alpha_theta=1.0, alpha_w=0.5, max_steps=100,
+                 budget=10**6, episodes=1):
+    returns, p_right = np.full(episodes, np.nan), np.full(episodes, np.nan)
+    half = 0.5 * math.log(p0 / (1 - p0))
+    out = kernel(np.random.default_rng(R_L_R), half, -half, alpha_theta, alpha_w, *extra,
+                 max_steps, budget, returns, p_right)
+    return out, returns, p_right
 
 
-def test_actor_critic_step_by_hand():
-    theta = np.array([[0.0, 0.0]])
-    v = np.array([-3.0, -2.0, -1.0, 0.0])  # one run, one value per state, v(G) = 0
-    pi = pg.policy(theta)  # (0.5, 0.5)
-    new_theta, new_v, delta = pg.actor_critic_step(
-        theta, v, pi, np.array([2]), np.array([pg.RIGHT]), -1.0, np.array([3]),
-        alpha_theta=0.1, alpha_w=0.5)
-    assert delta[0] == pytest.approx(-1.0 + 0.0 - (-1.0))  # 0: the critic was right
-    new_theta, new_v, delta = pg.actor_critic_step(
-        theta, v, pi, np.array([0]), np.array([pg.RIGHT]), -1.0, np.array([1]),
-        alpha_theta=0.1, alpha_w=0.5)
-    assert delta[0] == pytest.approx(-1.0 + -2.0 - (-3.0))  # 0 again
-    v2 = np.array([-5.0, -2.0, -1.0, 0.0])
-    new_theta, new_v, delta = pg.actor_critic_step(
-        theta, v2, pi, np.array([0]), np.array([pg.LEFT]), -1.0, np.array([0]),
-        alpha_theta=0.1, alpha_w=0.5)
-    assert delta[0] == pytest.approx(-1.0)
-    assert new_v[0] == pytest.approx(-5.5) and v2[0] == -5.0  # the input is not changed
-    np.testing.assert_allclose(new_theta, [[0.05, -0.05]])  # 0.1 · (−1) · (0 − 0.5, 1 − 0.5)
+def _sigmoid(x):
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def test_seed_8_plays_right_left_right():
+    u = np.random.default_rng(R_L_R).random(3)
+    # right below every π(right) met on the way (½, and ≈ 0.469 at actor-critic's third step),
+    # left at or above every one (½, and σ(−½) ≈ 0.378 at actor-critic's second)
+    assert u[0] < 0.5 and u[1] >= 0.5 and u[2] < 0.469
+
+
+def test_reinforce_one_episode_by_hand():
+    # p = ½ during the episode; G = −3, −2, −1; ∂ln π/∂θ_right = ½, −½, ½.
+    # g = −3·½ − 2·(−½) − 1·½ = −1, so θ = (−1, 1) at α = 1 and π(right) = σ(−2).
+    (steps, ran_away, cut), returns, p_right = _one_episode(pg.reinforce_run, False)
+    assert (steps, ran_away, cut) == (3, -1, -1)
+    assert returns[0] == -3
+    assert p_right[0] == pytest.approx(_sigmoid(-2.0), rel=1e-12)
+
+
+def test_reinforce_with_baseline_one_episode_by_hand():
+    # w: 0 → −1.5 → −1.75 → −1.375 with δ = −3, −0.5, 0.75 (α_w = ½);
+    # g = −3·½ − 0.5·(−½) + 0.75·½ = −0.875, θ = (−0.875, 0.875), π(right) = σ(−1.75).
+    (steps, _, _), returns, p_right = _one_episode(pg.reinforce_run, True)
+    assert steps == 3 and returns[0] == -3
+    assert p_right[0] == pytest.approx(_sigmoid(-1.75), rel=1e-12)
+
+
+def test_actor_critic_one_episode_by_hand():
+    # Critic 0 everywhere, α_θ = α_w = ½, per-state critic. Every δ is −1 (v̂(S') − v̂(S) is 0
+    # each time: S, 2, 3 are each met once, before any update to the next one).
+    # Step 1, right at p = ½: θ_right −= ½·½.            θ gap −½.
+    # Step 2, left at p = σ(−½): θ_right += ½·σ(−½).      gap −½ + σ(−½)
+    # Step 3, right at p = σ(gap): θ_right −= ½·(1 − p).
+    gap = -0.5
+    gap += 2 * 0.5 * _sigmoid(gap)
+    gap -= 2 * 0.5 * (1 - _sigmoid(gap))
+    (steps, _, _), returns, p_right = _one_episode(pg.actor_critic_run, pg.CRITICS["per_state"],
+                                                   alpha_theta=0.5)
+    assert steps == 3 and returns[0] == -3
+    assert p_right[0] == pytest.approx(_sigmoid(gap), rel=1e-12)
+
+
+def test_compiled_learners_run_away_and_run_out_of_steps():
+    for kernel, extra in ((pg.reinforce_run, (True,)),
+                          (pg.actor_critic_run, (pg.CRITICS["one_value"],))):
+        # An episode can never end in one step: with max_steps 1 the run runs away at once.
+        (steps, ran_away, cut), returns, p_right = _one_episode(kernel, *extra, max_steps=1,
+                                                                episodes=2)
+        assert (steps, ran_away, cut) == (1, 0, -1)
+        assert np.isnan(returns).all() and np.isnan(p_right).all()
+        # The first episode takes 3 steps, the whole budget: the second is never started.
+        (steps, ran_away, cut), returns, _ = _one_episode(kernel, *extra, budget=3, episodes=2)
+        assert (steps, ran_away, cut) == (3, -1, 1)
+        assert returns[0] == -3 and np.isnan(returns[1])
 
 
 # --------------------------------------------------------------------------- episodes
@@ -432,3 +449,17 @@ def test_reinforce_step_sizes_trained_together_equal_each_alone():
         alone = pg.train([m], runs=3, episodes=80, p0=0.05, seed=4)
         np.testing.assert_array_equal(together.returns[i], alone.returns[0])
         np.testing.assert_array_equal(together.p_right[i], alone.p_right[0])
+
+
+def test_the_warm_up_compiles_what_train_calls():
+    from rlviz import compiled
+
+    compiled.warm_up()
+    kernels = (pg.reinforce_run, pg.actor_critic_run)
+    before = [list(k.signatures) for k in kernels]
+    assert all(before)
+    methods = [pg.Method("reinforce", 2.0**-13), pg.Method("reinforce_with_baseline", 0.01, 0.1),
+               pg.Method("actor_critic", 0.01, 0.1), pg.Method("actor_critic", 0.01, 0.1,
+                                                               critic="one_value")]
+    pg.train(methods, runs=2, episodes=3, p0=0.3, seed=1)
+    assert [list(k.signatures) for k in kernels] == before  # nothing new to compile

@@ -26,11 +26,12 @@ The Monte-Carlo learners sum an episode's terms at the θ the episode was played
 the θ left by the ones before; the two differ at second order in α, but from ``p = 0.05`` at
 α = 2⁻¹² the one-by-one form can run away inside a single long episode.
 
-Vectorised. ``train`` plays every run of every Monte-Carlo learner in lockstep, one episode
-each at a time (``play_episodes``: each lane keeps its own fixed policy, so an episode is a
-table look-up per step for all lanes), and updates them with the readable functions on
-``[runs, steps]`` arrays. Actor-critic's policy changes every step, so its runs step together
-(``actor_critic_step`` on ``[runs]`` arrays), each starting its next episode when the last ends.
+Compiled. ``train`` trains each run of each learner with a plain loop written as the book's
+pseudocode (``reinforce_run``, ``actor_critic_run`` in ``learners``) and compiled to machine code
+(``rlviz.compiled``): actor-critic's policy changes after every step, so its steps cannot be
+batched, and a loop of plain floats beats a numpy call per step. The gradient study, whose
+policy is fixed, plays its episodes batched instead (``play_episodes``: an episode is a table
+look-up per sixteen steps for all lanes at once).
 
 Random numbers. Run ``r`` owns the generator ``SeedSequence(seed).spawn(runs)[r]``; its n-th
 environment step, in any learner, reads number n of that stream and goes right when it is below
@@ -48,8 +49,9 @@ Chapter 13; Williams (1992), *Simple statistical gradient-following algorithms f
 connectionist reinforcement learning*.
 
 The package is split by concern: ``corridor`` (the problem, the softmax policy, exact values and
-gradients), ``steps`` (the readable updates), ``engines`` (batched episodes, training, curves)
-and ``studies`` (the gradient study, a worked score, the whiteboard check).
+gradients), ``learners`` (the three learners, compiled loops), ``steps`` (the readable steps of
+the batched episodes), ``engines`` (batched episodes, training, curves) and ``studies`` (the
+gradient study, a worked score, the whiteboard check).
 """
 
 from __future__ import annotations
@@ -93,15 +95,8 @@ from rlviz.policy_gradient.engines import (
     play_episodes,
     train,
 )
-from rlviz.policy_gradient.steps import (
-    actor_critic_step,
-    baseline_trace,
-    corridor_step,
-    episode_gradient,
-    reinforce_baseline_update,
-    reinforce_update,
-    returns_to_go,
-)
+from rlviz.policy_gradient.learners import actor_critic_run, reinforce_run
+from rlviz.policy_gradient.steps import corridor_step, episode_gradient, returns_to_go
 from rlviz.policy_gradient.studies import (
     ESTIMATORS,
     GradientStudy,
@@ -133,9 +128,8 @@ __all__ = [
     "Method",
     "Training",
     "WorkedScore",
-    "actor_critic_step",
+    "actor_critic_run",
     "argmax_value",
-    "baseline_trace",
     "closed_form_gradient",
     "closed_form_value",
     "corridor_step",
@@ -148,8 +142,7 @@ __all__ = [
     "optimal_probability",
     "play_episodes",
     "policy",
-    "reinforce_baseline_update",
-    "reinforce_update",
+    "reinforce_run",
     "returns_to_go",
     "score",
     "softmax",

@@ -1,9 +1,8 @@
-"""The engines: episodes played in batches, the training of every method, the learning curves."""
+"""Episodes played in batches, the training of every learner, the learning curves."""
 
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -11,27 +10,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlviz.errors import InputError
+from rlviz.policy_gradient import learners
 from rlviz.policy_gradient.corridor import (
     AC_STEP_BUDGET,
     CRITICS,
     GOAL,
     MAX_STEPS,
     REWARD,
-    RIGHT,
     START,
     STEP_BUDGET,
     _count,
     _seed,
     _step_size,
     initial_theta,
-    policy,
 )
-from rlviz.policy_gradient.steps import (
-    actor_critic_step,
-    corridor_step,
-    reinforce_baseline_update,
-    reinforce_update,
-)
+from rlviz.policy_gradient.steps import corridor_step
 
 __all__ = [
     "Curve",
@@ -45,59 +38,9 @@ __all__ = [
 
 
 _CHUNK, _MAX_CHUNK = 32, 1024  # steps per look-up block of play_episodes (doubling)
-_AC_BLOCK = 256  # actor-critic steps per block of random numbers
 
 
-_RESTART = np.array([0, 1, 2, START], dtype=np.intp)  # the state after each, goal → S
-
-
-# --------------------------------------------------------------------------- the engines
-class _Streams:
-    """Uniform numbers per lane, each lane reading the stream of its run.
-
-    Lane ``l`` reads the stream of run ``run_of[l]`` through a window of ``width`` numbers that
-    starts at number ``_lo[l]`` of the stream; a window slides forward (to the start of the
-    lane's current episode) only when an episode needs numbers past its end.
-    """
-
-    def __init__(self, seed: int, runs: int, run_of: np.ndarray, width: int = 4 * _MAX_CHUNK):
-        children = np.random.SeedSequence(seed).spawn(runs)
-        self._gens = [np.random.default_rng(children[r]) for r in run_of]
-        self._buf = np.stack([g.random(width) for g in self._gens])
-        self._lo = np.zeros(len(run_of), dtype=np.int64)
-        self._views: dict[int, np.ndarray] = {}
-
-    def take(self, lanes: np.ndarray, base: np.ndarray, t0: int, n: int) -> np.ndarray:
-        """``[len(lanes), n]``: numbers ``base + t0 … base + t0 + n − 1`` of each lane's stream.
-
-        ``base``, the start of the lane's episode, never decreases.
-        """
-        at = base - self._lo[lanes] + t0  # where the numbers start in the windows
-        width = self._buf.shape[1]
-        if int(at.max()) + n > width:
-            at = self._slide(lanes, base, t0, n)
-        view = self._views.get(n)
-        if view is None:  # every run of n numbers in the windows, without copying
-            view = self._views[n] = np.lib.stride_tricks.sliding_window_view(self._buf, n, 1)
-        return view[lanes, at]
-
-    def _slide(self, lanes: np.ndarray, base: np.ndarray, t0: int, n: int) -> np.ndarray:
-        """Make room for numbers up to ``base + t0 + n`` in every window; the new offsets."""
-        width = self._buf.shape[1]
-        if t0 + n > width:  # a very long episode: widen every window
-            more = np.stack([g.random(t0 + n - width) for g in self._gens])
-            self._buf = np.concatenate([self._buf, more], axis=1)
-            width = t0 + n
-            self._views = {}
-        short = base + (t0 + n) > self._lo[lanes] + width
-        for lane, at in zip(lanes[short], base[short], strict=True):
-            keep = self._buf[lane, at - self._lo[lane]:].copy()
-            self._buf[lane, : keep.size] = keep
-            self._buf[lane, keep.size:] = self._gens[lane].random(width - keep.size)
-            self._lo[lane] = at
-        return base - self._lo[lanes] + t0
-
-
+# --------------------------------------------------------------------------- episodes
 @dataclass(frozen=True)
 class Episodes:
     """One episode per lane, padded to the longest."""
@@ -340,10 +283,9 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
           ac_budget: int = AC_STEP_BUDGET) -> Training:
     """Train every learner on ``runs`` independent runs of ``episodes`` episodes.
 
-    The Monte-Carlo learners play all their runs in lockstep, one episode of each at a time
-    (``play_episodes``), and update them with ``reinforce_update`` or
-    ``reinforce_baseline_update`` on those arrays; actor-critic steps all its runs together
-    with ``actor_critic_step``.
+    Each run of each learner is one call of a compiled loop, ``reinforce_run`` or
+    ``actor_critic_run`` (``rlviz.policy_gradient.learners``); run r of every learner reads the
+    random numbers of ``SeedSequence(seed).spawn(runs)[r]``.
 
     Args:
         methods: The learners (distinct).
@@ -378,14 +320,13 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
                ran_away=np.full(shape[:2], -1, dtype=np.int64),
                cut=np.full(shape[:2], -1, dtype=np.int64),
                steps=np.zeros(shape[:2], dtype=np.int64))
-    # Every Monte-Carlo learner in one lockstep, REINFORCE first; actor-critic on its own.
-    mc = sorted((i for i, m in enumerate(methods) if m.kind != "actor_critic"),
-                key=lambda i: methods[i].kind != "reinforce")
-    if mc:
-        _train_monte_carlo([methods[i] for i in mc], mc, out, theta0, seed, max_steps, budget)
+    children = np.random.SeedSequence(seed).spawn(runs)
     for i, m in enumerate(methods):
-        if m.kind == "actor_critic":
-            _train_actor_critic(m, i, out, theta0, seed, max_steps, ac_budget)
+        for r in range(runs):
+            dice = np.random.default_rng(children[r])  # run r's numbers, in every learner
+            out["steps"][i, r], out["ran_away"][i, r], out["cut"][i, r] = _train_run(
+                m, dice, theta0, out["returns"][i, r], out["p_right"][i, r], max_steps,
+                ac_budget if m.kind == "actor_critic" else budget)
     for i in range(len(methods)):
         for r in np.flatnonzero(out["ran_away"][i] >= 0):
             out["returns"][i, r, out["ran_away"][i, r]:] = -float(max_steps)
@@ -393,206 +334,19 @@ def train(methods: Sequence[Method], *, runs: int, episodes: int, p0: float, see
                     budget=budget, ac_budget=ac_budget, **out)
 
 
-def _train_monte_carlo(group: list[Method], rows: list[int], out: dict, theta0: np.ndarray,
-                       seed: int, max_steps: int, budget: int) -> None:
-    """All runs of the Monte-Carlo learners in lockstep.
+def _train_run(m: Method, dice: np.random.Generator, theta0: np.ndarray, returns: np.ndarray,
+               p_right: np.ndarray, max_steps: int, budget: int) -> tuple[int, int, int]:
+    """One run of one learner, written into its rows of returns and π(right).
 
-    One episode of every run of every learner (``play_episodes``), then the update of every
-    run, then the next. Lane ``c · R + r`` is run r of the c-th learner (REINFORCE first, each
-    with its own α, then each learner with a baseline); a lane that stops is dropped, so the
-    lanes of each learner stay one contiguous range.
+    Returns the steps it took, the episode at which it ran away (or −1) and the first episode
+    it did not start for want of steps (or −1).
     """
-    runs, episodes = out["returns"].shape[1:]
-    n = len(group) * runs
-    streams = _Streams(seed, runs, np.tile(np.arange(runs), len(group)))
-    theta = np.tile(theta0, (n, 1))
-    alpha = np.repeat([m.alpha_theta for m in group], runs)[:, None]
-    w = np.zeros(n)
-    lane = np.arange(n)  # the lanes still going
-    used = np.zeros(n, dtype=np.int64)  # random numbers (= steps) each lane has used
-    steps = np.zeros(n, dtype=np.int64)
-    lengths = np.full((episodes, n), -1, dtype=np.int64)  # [E, N] length of each episode
-    p_after = np.full((episodes, n), np.nan)  # [E, N] π(right) after each episode's update
-    ran_away = np.full(n, -1, dtype=np.int64)
-    cut = np.full(n, -1, dtype=np.int64)
-    n_plain = sum(m.kind == "reinforce" for m in group)
-    edges = [c * runs for c in (0, *range(n_plain, len(group)))] + [n]
-    for k in range(episodes):
-        p = policy(theta)[:, RIGHT]
-        whole = lane.size == n  # no lane has stopped: the rows are the lanes
-        if k:  # the policy after the last update
-            p_after[k - 1, slice(None) if whole else lane] = p
-        if used.max() >= budget:  # these have used their steps: they start no episode
-            spent = used >= budget
-            steps[lane[spent]], cut[lane[spent]] = used[spent], k
-            lane, theta, w, p, alpha, used = (x[~spent] for x in (lane, theta, w, p, alpha,
-                                                                  used))
-            if not lane.size:
-                break
-            whole = False
-        ep = play_episodes(p, lambda t0, m, rows, lane=lane, base=used: streams.take(
-            lane[rows], base[rows], t0, m), max_steps=max_steps)
-        used = used + ep.lengths
-        lengths[k, slice(None) if whole else lane] = ep.lengths
-        if not whole:  # where each learner's lanes begin now
-            edges = [0, *np.searchsorted(lane, runs * np.arange(n_plain, len(group))).tolist(),
-                     lane.size]
-        theta, w = _update(group, n_plain, edges, ep, theta, w, alpha)
-        if not ep.finished.all():  # lanes whose episode reached max_steps ran away: they stop
-            keep = ep.finished
-            steps[lane[~keep]], ran_away[lane[~keep]] = used[~keep], k
-            lane, theta, w, alpha, used = (x[keep] for x in (lane, theta, w, alpha, used))
-            if not lane.size:
-                break
-    else:
-        k = episodes
-    if lane.size:
-        p_after[k - 1, lane] = policy(theta)[:, RIGHT]
-        steps[lane] = used
-    for c, row in enumerate(rows):
-        mine = slice(c * runs, (c + 1) * runs)
-        ret = -lengths[:, mine].T.astype(np.float32)
-        ret[ret > 0] = np.nan  # episodes not played
-        out["returns"][row], out["p_right"][row] = ret, p_after[:, mine].T
-        out["ran_away"][row], out["cut"][row] = ran_away[mine], cut[mine]
-        out["steps"][row] = steps[mine]
-
-
-def _update(group: list[Method], n_plain: int, edges: list[int], ep: Episodes,
-            theta: np.ndarray, w: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every lane's update after its episode, each learner on its own range of lanes.
-
-    ``edges``: where the REINFORCE lanes and then each baseline learner's lanes begin (and the
-    end); a range is a slice, so the updates see views, not copies.
-    """
-    spans = [(c, a, b) for c, (a, b) in enumerate(itertools.pairwise(edges)) if b > a]
-    rewards = ep.rewards
-    if len(spans) > 1:
-        new_theta, new_w = np.empty_like(theta), w.copy()
-    for c, a, b in spans:
-        one = len(spans) == 1
-        part = slice(a, b)
-        t = ep.actions.shape[1] if one else int(ep.lengths[part].max())  # the longest here
-        actions, r = ep.actions[part, :t], rewards[part, :t]
-        if c == 0:  # every REINFORCE step size at once
-            up, w_up = reinforce_update(theta[part], actions, r, alpha=alpha[part]), w[part]
-        else:
-            m = group[n_plain + c - 1]
-            up, w_up = reinforce_baseline_update(theta[part], w[part], actions, r,
-                                                 ep.alive[part, :t], alpha_theta=m.alpha_theta,
-                                                 alpha_w=m.alpha_w)
-        if one:
-            return up, w_up
-        new_theta[part], new_w[part] = up, w_up
-    return new_theta, new_w
-
-
-def _train_actor_critic(m: Method, row: int, out: dict, theta0: np.ndarray, seed: int,
-                        max_steps: int, budget: int) -> None:
-    """All runs of one actor-critic learner stepping together.
-
-    Each run starts its next episode as soon as the last one ends. The episodes are booked, and
-    the runs that are done (all episodes played, ran away, or out of steps) are dropped, once
-    per block of steps.
-    """
-    runs, episodes = out["returns"].shape[1:]
-    cells = CRITICS[m.critic]
-    width = int(cells.max()) + 1
-    streams = _Streams(seed, runs, np.arange(runs))
-    lane = np.arange(runs)  # the run of each lane still going
-    theta = np.tile(theta0, (runs, 1))
-    v = np.zeros(runs * width)  # the critic of lane l is v[l * width:(l + 1) * width]
-    state = np.full(runs, START, dtype=np.intp)
-    book = _Book(out, row, episodes, max_steps, budget, runs)
-    next_log = np.empty((_AC_BLOCK, runs), dtype=np.intp)
-    theta_log = np.empty((_AC_BLOCK, runs, 2))
-    one_per_state = bool((cells == np.arange(4)).all())
-    alpha_theta, alpha_w = m.alpha_theta, m.alpha_w
-    step = 0
-    while lane.size:
-        n = lane.size
-        first = width * np.arange(n)
-        u = np.ascontiguousarray(streams.take(lane, np.full(n, step), 0, _AC_BLOCK).T)  # [B, n]
-        for j in range(_AC_BLOCK):
-            pi = policy(theta)
-            action = (u[j] >= pi[:, RIGHT]).view(np.int8)  # right (0) when u < π(right)
-            next_state, reward = corridor_step(state, action)
-            if one_per_state:
-                cell, next_cell = first + state, first + next_state
-            else:
-                cell, next_cell = first + cells[state], first + cells[next_state]
-            theta, v, _ = actor_critic_step(theta, v, pi, cell, action, reward, next_cell,
-                                            alpha_theta=alpha_theta, alpha_w=alpha_w)
-            next_log[j, :n] = next_state
-            theta_log[j, :n] = theta
-            state = _RESTART[next_state]  # the goal starts the next episode in S
-        step += _AC_BLOCK
-        keep = book.block(lane, next_log[:, :n] == GOAL, theta_log[:, :n], step)
-        if not keep.all():
-            lane, theta, state = lane[keep], theta[keep], state[keep]
-            v = v.reshape(n, width)[keep].ravel()
-
-
-class _Book:
-    """Actor-critic's bookkeeping: which episodes ended when, in blocks of steps.
-
-    The loop that the block engine must equal, per run: an episode starts only while the run has
-    taken fewer than ``budget`` steps; an episode that reaches ``max_steps`` steps without the
-    goal makes the run stop (it ran away).
-    """
-
-    def __init__(self, out: dict, row: int, episodes: int, max_steps: int, budget: int,
-                 runs: int):
-        self.out, self.row, self.episodes = out, row, episodes
-        self.max_steps, self.budget = max_steps, budget
-        self.played = np.zeros(runs, dtype=np.int64)  # episodes finished, per lane
-        self.began = np.zeros(runs, dtype=np.int64)  # step at which the current episode began
-
-    def block(self, lane: np.ndarray, done_log: np.ndarray, theta_log: np.ndarray,
-              step: int) -> np.ndarray:
-        """Book a block of ``B`` steps ending at ``step``; returns which lanes go on."""
-        out, row, n = self.out, self.row, lane.size
-        who, when = np.nonzero(done_log.T)  # every episode end, by lane, then by step
-        ends = step - done_log.shape[0] + when + 1  # steps the run had taken at that end
-        head = np.r_[True, who[1:] != who[:-1]][: who.size]  # a lane's first end here
-        starts = np.flatnonzero(head)
-        rank = np.arange(who.size) - starts[np.cumsum(head) - 1]
-        since = np.where(head, self.began[who], np.r_[0, ends[:-1]][: who.size])
-        k = self.played[who] + rank
-        length = ends - since
-        # The first end that the loop would not have booked stops the lane's booking.
-        late, long = since >= self.budget, length > self.max_steps
-        bad = late | long | (k >= self.episodes)
-        first_bad = np.full(n, np.iinfo(np.int64).max)
-        np.minimum.at(first_bad, who[bad], rank[bad])
-        ok = rank < first_bad[who]
-        out["returns"][row, lane[who[ok]], k[ok]] = -length[ok]
-        p_after = policy(theta_log[when[ok], who[ok]])[:, RIGHT]
-        out["p_right"][row, lane[who[ok]], k[ok]] = p_after
-        np.add.at(self.played, who[ok], 1)
-        last_ok = np.flatnonzero(ok & np.r_[who[1:] != who[:-1], True][: who.size] | ok & (
-            np.r_[~ok[1:], True][: who.size]))
-        self.began[who[last_ok]] = ends[last_ok]
-        finished = self.played >= self.episodes
-        out["steps"][row, lane[finished]] = self.began[finished]
-        # Why each unfinished lane stops, if it does: at its first bad end, or now.
-        stopper = bad & (rank == first_bad[who])
-        ran_away = np.zeros(n, dtype=bool)
-        spent = np.zeros(n, dtype=bool)
-        ran_away[who[stopper & long & ~late]] = True
-        spent[who[stopper & late]] = True
-        start = self.began.copy()
-        start[who[stopper]] = since[stopper]
-        going = ~finished & ~ran_away & ~spent
-        spent |= going & (start >= self.budget)
-        ran_away |= going & ~spent & (step - start >= self.max_steps)
-        out["ran_away"][row, lane[ran_away]] = self.played[ran_away]
-        out["steps"][row, lane[ran_away]] = start[ran_away] + self.max_steps
-        out["cut"][row, lane[spent]] = self.played[spent]
-        out["steps"][row, lane[spent]] = start[spent]
-        keep = ~(finished | ran_away | spent)
-        self.played, self.began = self.played[keep], self.began[keep]
-        return keep
+    args = (dice, float(theta0[0]), float(theta0[1]), m.alpha_theta, m.alpha_w)
+    if m.kind == "actor_critic":
+        return learners.actor_critic_run(*args, CRITICS[m.critic], max_steps, budget, returns,
+                                         p_right)
+    return learners.reinforce_run(*args, m.kind == "reinforce_with_baseline", max_steps, budget,
+                                  returns, p_right)
 
 
 # --------------------------------------------------------------------------- curves

@@ -10,9 +10,9 @@ things come with it:
 - ``MIDDLEWARE`` writes each page's title and a loading note into the HTML shell the server
   sends, so the first paint already says which page is coming (``rlviz.ui.splash``).
 - ``lifespan`` runs once when the server starts, before it accepts a connection: it loads the
-  heavy libraries (``rlviz.ui.boot``), every module the written pages import, and what plotly
-  and Streamlit only load when a first figure or table is drawn, so no visitor's script run
-  waits for an import.
+  heavy libraries (``rlviz.ui.boot``), every module the written pages import, the compiled loops
+  those modules register (``rlviz.compiled``), and what plotly and Streamlit only load when a
+  first figure or table is drawn, so no visitor's script run waits for an import or a compiler.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from rlviz import compiled
 from rlviz.ui.catalog import DRILL, HOME, LESSONS, available_pages
 
 __all__ = ["MIDDLEWARE", "ROUTER", "lifespan", "page_imports", "route", "warm_up"]
@@ -79,6 +80,7 @@ def warm_up() -> float:
                     log.exception("warming up page %s: importing %s failed", info.slug, name)
             except Exception:
                 log.exception("warming up page %s: importing %s failed", info.slug, name)
+    compiled.warm_up()  # the compiled loops those modules registered: loaded, or compiled once
     _draw_once()
     gc.freeze()  # they live as long as the process: keep them out of every collection
     return time.perf_counter() - t0
