@@ -11,8 +11,9 @@ things come with it:
   sends, so the first paint already says which page is coming (``rlviz.ui.splash``).
 - ``lifespan`` runs once when the server starts, before it accepts a connection: it loads the
   heavy libraries (``rlviz.ui.boot``), every module the written pages import, the compiled loops
-  those modules register (``rlviz.compiled``), and what plotly and Streamlit only load when a
-  first figure or table is drawn, so no visitor's script run waits for an import or a compiler.
+  those modules register (``rlviz.compiled``), what plotly and Streamlit only load when a first
+  figure or table is drawn and what torch only loads when a first optimiser is built, so no
+  visitor's script run waits for an import or a compiler.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ def warm_up() -> float:
                 log.exception("warming up page %s: importing %s failed", info.slug, name)
     compiled.warm_up()  # the compiled loops those modules registered: loaded, or compiled once
     _draw_once()
+    _train_once()
     gc.freeze()  # they live as long as the process: keep them out of every collection
     return time.perf_counter() - t0
 
@@ -115,6 +117,23 @@ def _draw_once() -> None:
     fig.frames = [go.Frame(data=[go.Scatter(x=[0], y=[0])], name="0")]
     fig.to_json()
     pa.Table.from_pandas(pd.DataFrame({"a": [1.0], "b": ["x"]}))
+
+
+def _train_once() -> None:
+    """One optimiser step of a tiny torch model, as the deep-learning pages take.
+
+    Torch imports its graph compiler (``torch._dynamo``, about two and a half seconds here) the
+    first time an optimiser is built, and starts its autograd engine on a first backward pass.
+    """
+    import torch
+
+    model = torch.nn.Linear(2, 1)
+    for make in (torch.optim.Adam, torch.optim.SGD):
+        opt = make(model.parameters(), lr=0.1)
+        loss = model(torch.ones(1, 2)).pow(2).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
 
 
 @contextlib.asynccontextmanager
