@@ -55,3 +55,16 @@ def test_every_placeholder_is_filled_by_rlviz(q):
 @pytest.mark.parametrize(("qid", "link"), LINKS, ids=[f"{q}:{link.url}" for q, link in LINKS])
 def test_every_link_opens_the_page_at_its_values(qid, link):
     check_link_opens(SLUG, link)
+
+
+@pytest.mark.slow  # four sweeping studies, a few seconds
+def test_the_sweeping_answers_hold_on_the_library():
+    by_id = {q.id: q for q in bank.QUESTIONS}
+    nums = bank._sweeping_numbers()
+    ratio = float(nums["ratio_2"].replace(",", ""))
+    prediction = by_id["dyna.prioritized_sweeping"].prediction
+    assert prediction.options[prediction.answer] == "About 40" and 25 <= ratio <= 80
+    theta = bank._theta_numbers()
+    assert " and " not in theta["ps_095"]  # θ = 10⁻² leaves every count as at θ = 0
+    assert float(theta["start_095"]) > 1e-2  # the reason: the start's priority is above θ
+    assert theta["reached_05"] == "0%" and theta["reached_0"] != "0%"

@@ -82,6 +82,43 @@ def _blocking_numbers() -> dict[str, str]:
             "change_at": str(study.change_at)}
 
 
+@functools.lru_cache(maxsize=1)
+def _sweeping():
+    from rlviz import planning as pl
+
+    # the page's default view: every size, 4 runs, n = 5, θ = 10⁻⁴, α = 1
+    return pl.sweeping_study(pl.LEVELS, runs=4, n=5, theta=pl.BOOK_THETA, alpha=1.0)
+
+
+def _sweeping_numbers() -> dict[str, str]:
+    study = _sweeping()
+    dq, ps = study.summary("dyna_q")[0], study.summary("prioritized")[0]
+    out = {"runs": str(study.results[study.levels[0]].runs)}
+    for i, states in enumerate(study.states):
+        out[f"states_{i}"] = str(states)
+        out[f"dq_{i}"], out[f"ps_{i}"] = f"{dq[i]:,.0f}", f"{ps[i]:,.0f}"
+        out[f"ratio_{i}"] = f"{dq[i] / ps[i]:,.0f}"
+    return out
+
+
+def _theta_numbers() -> dict[str, str]:
+    from rlviz import planning as pl
+
+    def study(theta: float, gamma: float):
+        return pl.sweeping_study(pl.LEVELS, runs=4, n=5, theta=theta, alpha=1.0, gamma=gamma)
+
+    def counts(st) -> str:
+        return " / ".join(f"{x:,.0f}" for x in st.summary("prioritized")[0])
+
+    base, wide = study(0.0, 0.95), study(1e-2, 0.95)
+    far = base.shortest[-1]
+    same = counts(base) == counts(wide)
+    return {"far": str(far), "start_095": f"{0.95 ** far:.3f}",
+            "ps_095": counts(base) if same else f"{counts(base)} and {counts(wide)}",
+            "reached_05": f"{study(1e-2, 0.5).reached('prioritized').mean():.0%}",
+            "reached_0": f"{study(0.0, 0.5).reached('prioritized').mean():.0%}"}
+
+
 QUESTIONS = (
     Question(
         id="dyna.what",
@@ -270,5 +307,76 @@ QUESTIONS = (
                  "experience, far slower propagation."),
         ),
         page=PAGE,
+    ),
+    Question(
+        id="dyna.prioritized_sweeping",
+        topic="Planning and search",
+        difficulty=2,
+        question="What is prioritized sweeping, and why does it need so many fewer updates "
+                 "than Dyna-Q to find the shortest path?",
+        answer=(
+            "Dyna-Q replays remembered moves uniformly at random, so most of its planning "
+            "updates land where nothing has changed and move no value at all.",
+            "Prioritized sweeping keeps a queue of pairs ordered by how much their value would "
+            "change, P = |R + γ max_a Q(S', a) − Q(S, A)|; it updates the top pair, then "
+            "recomputes the priority of every pair that leads into it (the model's "
+            "predecessors) and queues those above the threshold θ.",
+            "So value is pushed backwards from where it changed, one useful update after "
+            "another, like a backward search from the goal.",
+            "On the Dyna maze at {states_0}, {states_1} and {states_2} states ({runs} runs, "
+            "n = 5) Dyna-Q needs {dq_0}, {dq_1} and {dq_2} updates before its greedy path is "
+            "shortest, prioritized sweeping {ps_0}, {ps_1} and {ps_2}: ×{ratio_0}, ×{ratio_1}, "
+            "×{ratio_2} (Sutton & Barto, Example 8.4).",
+        ),
+        links=(
+            Link(PAGE, {"exp": "sweeping"}, shows="Example 8.4: the updates each planner "
+                 "needs at each maze size, on a log axis."),
+            Link(PAGE, {"exp": "sweeping", "w_n": "1"}, shows="n = 1: Dyna-Q's count grows, "
+                 "prioritized sweeping's hardly moves."),
+        ),
+        page=PAGE,
+        prediction=Prediction(
+            prompt="On the 188-state maze, about how many times fewer updates than Dyna-Q "
+                   "does prioritized sweeping need?",
+            options=("About 2", "About 5", "About 40", "About 1,000"),
+            answer=2,
+        ),
+        numbers=_sweeping_numbers,
+    ),
+    Question(
+        id="dyna.sweeping_theta",
+        topic="Planning and search",
+        difficulty=3,
+        question="Prioritized sweeping queues a pair only if its priority is above θ. What "
+                 "does θ cost on the Dyna maze, and when does it break the search?",
+        answer=(
+            "With α = 1 on a deterministic maze, the first change of a value d steps from the "
+            "goal is the whole target, about γ^d. The start is {far} steps from the goal on the "
+            "largest maze, so at γ = 0.95 its priority is γ^{far} ≈ {start_095}: above every θ "
+            "offered (up to 10⁻²), and θ changes nothing ({ps_095} updates at θ = 0 and at "
+            "θ = 10⁻²).",
+            "At γ = 0.5 the value dies out fast: γ^d < 10⁻² once d ≥ 7. Those pairs are never "
+            "queued, value never reaches the start, and the greedy path is shortest in "
+            "{reached_05} of the runs at θ = 10⁻² against {reached_0} at θ = 0.",
+            "So θ trades work for reach: a larger θ ends planning sooner but cannot back up a "
+            "change smaller than θ, and γ^d sets how small the changes far from the reward are.",
+            "In a stochastic world the priority must use the expected update, "
+            "Σ p(s′, r | s, a)[r + γ max Q(s′, ·)] − Q(s, a), which costs a sum over outcomes "
+            "per update (Sutton & Barto, §8.4–8.5).",
+        ),
+        links=(
+            Link(PAGE, {"exp": "sweeping", "theta": "0.01"}, shows="θ = 10⁻² at γ = 0.95: the "
+                 "same counts as θ = 10⁻⁴."),
+            Link(PAGE, {"exp": "sweeping", "theta": "0.01", "gamma": "0.5"}, shows="θ = 10⁻² "
+                 "at γ = 0.5: prioritized sweeping never gets the start's value right."),
+        ),
+        page=PAGE,
+        prediction=Prediction(
+            prompt="At γ = 0.95, what does raising θ from 0 to 10⁻² do to prioritized "
+                   "sweeping's count of updates?",
+            options=("Halves it", "Nothing", "Doubles it", "It never finishes"),
+            answer=1,
+        ),
+        numbers=_theta_numbers,
     ),
 )
