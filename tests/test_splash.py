@@ -66,6 +66,10 @@ def test_a_page_loads_the_chart_code_at_once():
     assert any("PlotlyChart" in h for h in hrefs)
     static = Path(streamlit.__file__).parent / "static"
     assert all((static / h).is_file() for h in hrefs)
+    # ... and runs it once the live title is up, while the browser waits for the script
+    evaluated = re.search(r'data-charts="([^"]+)"', page).group(1).split(" ")
+    assert evaluated == [f"./{h}" for h in hrefs]
+    assert "import(h)" in page and 'data-charts="' not in inject(SHELL, "t", "")
 
 
 def _serve(middleware, request_path, response, *, method="GET", query=b""):

@@ -58,12 +58,15 @@ _STYLE = """
   #rlviz-splash h1{font-size:2rem}}
 """
 
-# Gone when the live page shows its title, an error or a dialog; in any case after 60 s.
+# Gone when the live page shows its title, an error or a dialog; in any case after 60 s. Then
+# the chart code named in data-charts is imported (run once; the app's own import reuses it).
 _SCRIPT = """
 (function(){var s=document.getElementById('rlviz-splash');if(!s)return;
 var sel='[data-testid="stMain"] h1,[data-testid="stException"],[data-testid="stAlert"],'
 +'[role="dialog"]';var o;
 function gone(){if(!s.parentNode)return;s.classList.add('rlviz-gone');
+var c=s.getAttribute('data-charts');if(c)c.split(' ').forEach(function(h){
+import(h).catch(function(){})});
 setTimeout(function(){s.remove()},160);if(o)o.disconnect()}
 o=new MutationObserver(function(){if(document.querySelector(sel))gone()});
 o.observe(document.documentElement,{childList:true,subtree:true});setTimeout(gone,60000)})();
@@ -73,7 +76,10 @@ _FONT = re.compile(r'<link[^>]*rel="preload"[^>]*href="([^"]+\.woff2)"')
 
 PRELOAD = ("PlotlyChart.",)
 """Streamlit's code for the elements a page draws first, loaded by its app only when the first
-one arrives: a page's shell asks for it at once, so it loads while the script runs."""
+one arrives: a page's shell asks for it at once, so it downloads while the app starts, and runs
+it as soon as the live page shows its title. The browser is then waiting for the script's
+output, and plotly's start-up (about a second of the main thread here) no longer delays the
+first chart."""
 
 
 @functools.cache
@@ -125,8 +131,11 @@ def inject(page: str, title: str, sentence: str, *, sidebar: bool = False,
             'format("woff2");font-weight:200 900;font-display:swap}') if font else ""
     tab = "rlviz" if title == "rlviz" else f"{title} · rlviz"
     blurb = f"<p>{html.escape(sentence)}</p>" if sentence else ""
+    hrefs = _preloads() if charts else ()
+    evaluate = f' data-charts="{html.escape(" ".join(hrefs))}"' if hrefs else ""
     splash = (
-        f'<div id="rlviz-splash" class="{"rlviz-sided" if sidebar else ""}" aria-hidden="true">'
+        f'<div id="rlviz-splash" class="{"rlviz-sided" if sidebar else ""}"{evaluate} '
+        'aria-hidden="true">'
         '<div class="rlviz-side"></div><div class="rlviz-bar"></div>'
         f'<div class="rlviz-body"><h1>{html.escape(title)}</h1>{blurb}'
         f'<div class="rlviz-loading" role="status"><span class="rlviz-spin"></span>'
