@@ -82,12 +82,16 @@ def _blocking_numbers() -> dict[str, str]:
             "change_at": str(study.change_at)}
 
 
-@functools.lru_cache(maxsize=1)
-def _sweeping():
+@functools.lru_cache(maxsize=4)
+def _sweeping(theta: float | None = None, gamma: float = 0.95, levels: tuple[int, ...] = ()):
+    """The sweeping view's study, cached: 4 runs, n = 5, α = 1.
+
+    Every maze size unless ``levels`` are given, and the page's θ = 10⁻⁴ unless another is.
+    """
     from rlviz import planning as pl
 
-    # the page's default view: every size, 4 runs, n = 5, θ = 10⁻⁴, α = 1
-    return pl.sweeping_study(pl.LEVELS, runs=4, n=5, theta=pl.BOOK_THETA, alpha=1.0)
+    return pl.sweeping_study(levels or pl.LEVELS, runs=4, n=5, alpha=1.0, gamma=gamma,
+                             theta=pl.BOOK_THETA if theta is None else theta)
 
 
 def _sweeping_numbers() -> dict[str, str]:
@@ -102,21 +106,18 @@ def _sweeping_numbers() -> dict[str, str]:
 
 
 def _theta_numbers() -> dict[str, str]:
-    from rlviz import planning as pl
+    def counts(study) -> str:
+        return " / ".join(f"{x:,.0f}" for x in study.summary("prioritized")[0])
 
-    def study(theta: float, gamma: float):
-        return pl.sweeping_study(pl.LEVELS, runs=4, n=5, theta=theta, alpha=1.0, gamma=gamma)
+    def reached(theta: float) -> str:
+        return f"{_sweeping(theta, 0.5, (0,)).reached('prioritized').mean():.0%}"
 
-    def counts(st) -> str:
-        return " / ".join(f"{x:,.0f}" for x in st.summary("prioritized")[0])
-
-    base, wide = study(0.0, 0.95), study(1e-2, 0.95)
+    base, wide = _sweeping(), _sweeping(1e-2)
     far = base.shortest[-1]
     same = counts(base) == counts(wide)
     return {"far": str(far), "start_095": f"{0.95 ** far:.3f}",
             "ps_095": counts(base) if same else f"{counts(base)} and {counts(wide)}",
-            "reached_05": f"{study(1e-2, 0.5).reached('prioritized').mean():.0%}",
-            "reached_0": f"{study(0.0, 0.5).reached('prioritized').mean():.0%}"}
+            "reached_05": reached(1e-2), "reached_0": reached(0.0)}
 
 
 QUESTIONS = (
@@ -353,11 +354,11 @@ QUESTIONS = (
             "With α = 1 on a deterministic maze, the first change of a value d steps from the "
             "goal is the whole target, about γ^d. The start is {far} steps from the goal on the "
             "largest maze, so at γ = 0.95 its priority is γ^{far} ≈ {start_095}: above every θ "
-            "offered (up to 10⁻²), and θ changes nothing ({ps_095} updates at θ = 0 and at "
-            "θ = 10⁻²).",
+            "offered (up to 10⁻²), and θ changes nothing ({ps_095} updates at the page's "
+            "θ = 10⁻⁴ and at θ = 10⁻²).",
             "At γ = 0.5 the value dies out fast: γ^d < 10⁻² once d ≥ 7. Those pairs are never "
-            "queued, value never reaches the start, and the greedy path is shortest in "
-            "{reached_05} of the runs at θ = 10⁻² against {reached_0} at θ = 0.",
+            "queued, value never reaches the start, and on the 47-state maze the greedy path is "
+            "shortest in {reached_05} of the runs at θ = 10⁻² against {reached_0} at θ = 0.",
             "So θ trades work for reach: a larger θ ends planning sooner but cannot back up a "
             "change smaller than θ, and γ^d sets how small the changes far from the reward are.",
             "In a stochastic world the priority must use the expected update, "
@@ -372,7 +373,7 @@ QUESTIONS = (
         ),
         page=PAGE,
         prediction=Prediction(
-            prompt="At γ = 0.95, what does raising θ from 0 to 10⁻² do to prioritized "
+            prompt="At γ = 0.95, what does raising θ from 10⁻⁴ to 10⁻² do to prioritized "
                    "sweeping's count of updates?",
             options=("Halves it", "Nothing", "Doubles it", "It never finishes"),
             answer=1,

@@ -18,11 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from rlviz.compiled import kernel, on_warm_up
+from rlviz.policy_gradient.corridor import GOAL, LEFT, NEXT, REWARD, RIGHT, START
 
 __all__ = ["actor_critic_run", "reinforce_run"]
-
-_NEXT = np.array([[1, 0], [0, 2], [3, 1]], dtype=np.int64)  # right, left; the reversed state 1
-_START, _GOAL, _RIGHT = 0, 3, 0
 
 
 @kernel
@@ -32,7 +30,7 @@ def reinforce_run(dice, theta_right, theta_left, alpha_theta, alpha_w, with_base
 
     After each episode ``θ ← θ + α_θ Σ_t δ_t ∇ln π(A_t)``, at the θ the episode was played with,
     where ``δ_t = G_t`` or ``δ_t = G_t − w`` with the baseline moving toward every return in
-    turn, ``w ← w + α_w δ_t``. Every reward is −1 and γ = 1, so ``G_t = −(T − t)``.
+    turn, ``w ← w + α_w δ_t``. Every reward is −1 (``REWARD``) and γ = 1, so ``G_t = −(T − t)``.
     """
     actions = np.empty(max_steps, dtype=np.int8)
     w = 0.0  # the baseline v̂(s, w) = w: the features cannot tell the states apart
@@ -42,23 +40,23 @@ def reinforce_run(dice, theta_right, theta_left, alpha_theta, alpha_w, with_base
             return steps, -1, k
         # Generate an episode S0, A0, R1, …, following π(·|θ).
         p = 1.0 / (1.0 + np.exp(theta_left - theta_right))
-        s, T = _START, 0
-        while s != _GOAL:
+        s, T = START, 0
+        while s != GOAL:
             if T == max_steps:  # it ran away
                 return steps + T, k, -1
-            a = _RIGHT if dice.random() < p else 1
+            a = RIGHT if dice.random() < p else LEFT
             actions[T] = a
-            s = _NEXT[s, a]
+            s = NEXT[s, a]
             T += 1
         steps += T
         # Loop for each step of the episode, t = 0, 1, …, T − 1.
         g = 0.0  # Σ_t δ_t ∂ln π(A_t)/∂θ_right
         for t in range(T):
-            G = -(T - t)
-            delta = G - w if with_baseline else float(G)
+            G = REWARD * (T - t)
+            delta = G - w if with_baseline else G
             if with_baseline:
                 w += alpha_w * delta
-            g += delta * (1.0 - p if actions[t] == _RIGHT else -p)
+            g += delta * (1.0 - p if actions[t] == RIGHT else -p)
         theta_right += alpha_theta * g
         theta_left -= alpha_theta * g
         returns[k] = -T
@@ -79,16 +77,16 @@ def actor_critic_run(dice, theta_right, theta_left, alpha_theta, alpha_w, cells,
     for k in range(returns.size):
         if steps >= budget:
             return steps, -1, k
-        s, T = _START, 0
-        while s != _GOAL:
+        s, T = START, 0
+        while s != GOAL:
             if T == max_steps:
                 return steps + T, k, -1
             p = 1.0 / (1.0 + np.exp(theta_left - theta_right))
-            a = _RIGHT if dice.random() < p else 1
-            s_next = _NEXT[s, a]
-            delta = -1.0 + v[cells[s_next]] - v[cells[s]]
+            a = RIGHT if dice.random() < p else LEFT
+            s_next = NEXT[s, a]
+            delta = REWARD + v[cells[s_next]] - v[cells[s]]
             v[cells[s]] += alpha_w * delta
-            z = 1.0 - p if a == _RIGHT else -p  # ∂ln π(A)/∂θ_right; θ_left's is −z
+            z = 1.0 - p if a == RIGHT else -p  # ∂ln π(A)/∂θ_right; θ_left's is −z
             theta_right += alpha_theta * delta * z
             theta_left -= alpha_theta * delta * z
             s = s_next
