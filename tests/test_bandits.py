@@ -531,7 +531,6 @@ def test_chunking_does_not_change_the_result(monkeypatch, lineup):
     monkeypatch.setattr(race_module, "STEP_BLOCK", 16)
     monkeypatch.setattr(race_module, "EVERY_CELL", -10**9)  # rewards drawn at the pulls only
     monkeypatch.setattr(cheng, "FEW_CELLS", 0)  # Beta attempts in single precision, none ahead
-    monkeypatch.setattr(agents_module, "FEW_CELLS", 0)  # tie-breaking keys only where tied
     chunked = B.race(agents, testbed, runs=30, steps=60, seed=1)
     np.testing.assert_array_equal(whole.counts, chunked.counts)
     np.testing.assert_allclose(whole.regret, chunked.regret, rtol=1e-12)

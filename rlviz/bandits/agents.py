@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -17,17 +17,20 @@ import numpy as np
 from rlviz.bandits import beta as cheng
 from rlviz.bandits.beta import MIN_PRIOR
 from rlviz.bandits.noise import (
-    FEW_CELLS,
     MAX_STEPS,
     Noise,
     Steps,
     Stream,
     _coin_below,
     _pick,
+    _step_offset,
     gaussian_rows,
+    mix64,
     unit,
+    unit64,
 )
 from rlviz.bandits.testbeds import Testbed, _finite, _nonnegative
+from rlviz.compiled import kernel, on_warm_up
 from rlviz.errors import InputError
 
 
@@ -48,18 +51,6 @@ class Context:
     cells: np.ndarray  # [A, R] uint64
     local: np.ndarray  # [R] int64
     steps: int = MAX_STEPS
-    first_weight: np.ndarray = field(init=False, repr=False)  # [A, 1] A, A-1, ..., 1
-    last_weight: np.ndarray = field(init=False, repr=False)  # [A, 1] 1, 2, ..., A
-    ties: Steps | None = field(init=False, repr=False)  # few cells: every cell's TIE keys
-
-    def __post_init__(self) -> None:
-        dtype = np.uint8 if self.arms < 256 else np.uint16
-        object.__setattr__(self, "first_weight", np.arange(self.arms, 0, -1, dtype=dtype)[:, None])
-        object.__setattr__(self, "last_weight", np.arange(1, self.arms + 1, dtype=dtype)[:, None])
-        ties = None
-        if self.cells.size <= FEW_CELLS:
-            ties = self.stream(Stream.TIE, self.cells, lambda bits, first: unit(bits))
-        object.__setattr__(self, "ties", ties)
 
     def stream(self, stream: int, cells: np.ndarray, make) -> Steps:
         """``Steps`` of ``stream`` at ``cells`` (rows of ``self.cells``), up to the race's end."""
@@ -69,19 +60,6 @@ class Context:
         """Flat indices of ``(actions[r], r)`` into ``[A, R]`` arrays."""
         return actions * self.runs + self.local
 
-    def first_top(self, is_top: np.ndarray) -> np.ndarray:
-        """The first arm flagged in each run of ``is_top`` ``[A, R]`` bool (``argmax(axis=0)``).
-
-        A weighted maximum across runs is several times faster than ``argmax`` along the arms.
-        """
-        weighted = is_top.view(np.uint8) * self.first_weight
-        return self.arms - np.maximum.reduce(weighted, axis=0).astype(np.int64)
-
-    def last_top(self, is_top: np.ndarray) -> np.ndarray:
-        """The last arm flagged in each run of ``is_top`` ``[A, R]`` bool."""
-        weighted = is_top.view(np.uint8) * self.last_weight
-        return np.maximum.reduce(weighted, axis=0).astype(np.int64) - 1
-
 
 FEW_RUNS = 256
 """Up to this many runs in a chunk, a cumulative sum over the arms is one numpy call."""
@@ -89,15 +67,14 @@ FEW_RUNS = 256
 
 def _argmax(values: np.ndarray, ctx: Context) -> np.ndarray:
     """The first arm with the largest value in each run, like ``values.argmax(axis=0)``."""
-    return ctx.first_top(values == np.maximum.reduce(values, axis=0))
+    return _first_argmax(values, np.empty(ctx.runs, dtype=np.int64))
 
 
 def _argmax_random_ties(values: np.ndarray, ctx: Context, step: int) -> np.ndarray:
     """The arm with the largest value in each run, ties broken uniformly at random.
 
     Each tied arm gets the key ``U(TIE, step, run, arm)`` and the largest key wins, which is a
-    uniform choice among the tied arms. Keys are computed only for runs that have a tie (or,
-    with few cells, ahead for every cell).
+    uniform choice among the tied arms. Keys are computed only for runs that have a tie.
 
     Args:
         values: ``[A, R]``; ``+inf`` allowed (untried arms), NaN not.
@@ -107,17 +84,77 @@ def _argmax_random_ties(values: np.ndarray, ctx: Context, step: int) -> np.ndarr
     Returns:
         ``[R]`` int64.
     """
-    is_top = values == np.maximum.reduce(values, axis=0)
-    if np.add.reduce(is_top.view(np.uint8), axis=None, dtype=np.intp) == ctx.runs:  # no ties
-        return ctx.first_top(is_top)
-    if ctx.ties is not None:  # few cells: every cell's keys were made ahead
-        return np.where(is_top, ctx.ties.at(step), -1.0).argmax(axis=0)
-    choice = ctx.first_top(is_top)
-    tied = (choice != ctx.last_top(is_top)).nonzero()[0]
-    if tied.size:
-        keys = unit(Noise.bits_at(ctx.cells[:, tied], Stream.TIE, step))
-        choice[tied] = np.where(is_top[:, tied], keys, -1.0).argmax(axis=0)
-    return choice
+    return _argmax_keyed_ties(values, ctx.cells, _step_offset(Stream.TIE, step),
+                              np.empty(ctx.runs, dtype=np.int64))
+
+
+@kernel
+def _first_argmax(values, out):
+    """``out[r]``: the first arm with the largest of ``values[:, r]``.
+
+    The loop runs over the arms and, inside, along the runs (contiguous in memory).
+    """
+    top = values[0].copy()
+    out[:] = 0
+    for a in range(1, values.shape[0]):
+        for r in range(values.shape[1]):
+            if values[a, r] > top[r]:
+                top[r], out[r] = values[a, r], a
+    return out
+
+
+@kernel
+def _argmax_keyed_ties(values, cells, offset, out):
+    """``out[r]``: the arm with the largest of ``values[:, r]``, ties broken by a key.
+
+    Among tied arms, the first with the largest key ``unit(mix(cells[a, r] + offset))``
+    (``offset``: the TIE stream's step, ``_step_offset``) wins.
+    """
+    arms, runs = values.shape
+    top = values[0].copy()
+    ties = np.ones(runs, dtype=np.int64)
+    out[:] = 0
+    for a in range(1, arms):
+        for r in range(runs):
+            v = values[a, r]
+            if v > top[r]:
+                top[r], out[r], ties[r] = v, a, 1
+            elif v == top[r]:
+                ties[r] += 1
+    for r in range(runs):
+        if ties[r] > 1:
+            best_key = -1.0
+            for a in range(out[r], arms):
+                if values[a, r] == top[r]:
+                    key = unit64(mix64(cells[a, r] + offset))
+                    if key > best_key:
+                        out[r], best_key = a, key
+    return out
+
+
+@kernel
+def _update_pulled(q, n, pulls, rewards, step_size):
+    """The incremental update at each pulled cell ``i = pulls[r]`` (flat indices into ``[A·R]``).
+
+    ``N_i ← N_i + 1``, ``Q_i ← Q_i + α (R_r − Q_i)`` with ``α = 1/N_i`` if ``step_size`` is 0,
+    else ``step_size``.
+    """
+    for r in range(pulls.size):
+        i = pulls[r]
+        n[i] += 1.0
+        rate = 1.0 / n[i] if step_size == 0.0 else step_size
+        q[i] += rate * (rewards[r] - q[i])
+
+
+@on_warm_up
+def _warm_up() -> None:
+    """Compile (or load from disk) the loops for the argument types a race passes."""
+    cells = Noise(0).cells(np.arange(2), np.arange(3)[:, None])
+    for values in (np.zeros((3, 2)), np.zeros((3, 2), dtype=np.float32)):
+        _first_argmax(values, np.empty(2, dtype=np.int64))
+    _argmax_keyed_ties(np.zeros((3, 2)), cells, _step_offset(Stream.TIE, 0),
+                       np.empty(2, dtype=np.int64))
+    _update_pulled(np.zeros(6), np.zeros(6), np.arange(2), np.ones(2), 0.0)
 
 
 class Agent(ABC):
@@ -192,12 +229,8 @@ class _ActionValues(Agent):
         ``α_n = 1/N(a)`` gives the sample average, a constant ``α`` the exponential
         recency-weighted average (Sutton & Barto 2018, equations 2.3 and 2.5).
         """
-        q, n = state["Q"].reshape(-1), state["N"].reshape(-1)
-        count = n[pulls] + 1.0
-        n[pulls] = count
-        rate = 1.0 / count if self.step_size is None else self.step_size
-        value = q[pulls]
-        q[pulls] = value + rate * (rewards - value)
+        _update_pulled(state["Q"].reshape(-1), state["N"].reshape(-1), pulls, rewards,
+                       0.0 if self.step_size is None else float(self.step_size))
 
 
 @dataclass(frozen=True)
@@ -546,7 +579,7 @@ class Gradient(Agent):
             for a in range(1, ctx.arms):
                 np.add(cum[a], cum[a - 1], out=cum[a])
         below = (cum <= state["u"].at(step) * total).view(np.uint8)
-        count = np.add.reduce(below, axis=0, dtype=ctx.first_weight.dtype)
+        count = np.add.reduce(below, axis=0, dtype=np.uint8 if ctx.arms < 256 else np.uint16)
         return np.minimum(count, ctx.arms - 1).astype(np.int64)
 
     def learn(self, state, ctx, step, pulls, rewards):

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from rlviz.compiled import kernel
 from rlviz.errors import InputError
 
 MAX_ARMS = 256
@@ -151,6 +152,20 @@ def _mix(z: np.ndarray) -> np.ndarray:
     np.multiply(z, _MIX2, out=z)
     np.right_shift(z, _U31, out=t)
     return np.bitwise_xor(z, t, out=z)
+
+
+@kernel
+def mix64(z):
+    """``_mix`` of one uint64, for compiled loops (the same integer operations, the same bits)."""
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31)
+
+
+@kernel
+def unit64(bits):
+    """``unit`` of one uint64, for compiled loops: ``(b + 1/2) / 2**53`` of its top 53 bits."""
+    return (np.float64(bits >> _U11) + 0.5) * 2.0**-53
 
 
 def _step_offset(stream: int, step: int) -> np.uint64:
