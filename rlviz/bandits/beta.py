@@ -37,12 +37,16 @@ import numpy as np
 
 from rlviz.bandits.noise import (
     _DRAW_OFFSETS,
+    _LOW32,
     _U32,
+    Noise,
     Steps,
     Stream,
     _mix,
     _step_offset,
+    mix64,
 )
+from rlviz.compiled import kernel, on_warm_up
 
 ATTEMPTS = 255
 """Attempts per draw (an attempt is accepted with probability at least 0.29 for shapes of at
@@ -267,7 +271,7 @@ def exact_draws(cells: np.ndarray, step: int, params: np.ndarray, *, single: boo
         todo = _take_first_ahead(y, value, accepted, ahead[2], params, single)
     else:
         todo, tried = np.arange(counters.size), 0
-    _attempt_exactly(y, todo, tried, counters, params, single, batch=2 if todo.size > 2048 else 4)
+    _attempt_compiled(y, todo, tried, counters, params, single, 2 if todo.size > 2048 else 4)
     return y
 
 
@@ -360,13 +364,236 @@ def _candidates(w: np.ndarray, q: np.ndarray) -> np.ndarray:
     return y
 
 
+# ------------------------------------------------------------------------------ compiled stages
+# The same draws as ``draws`` and ``_attempt_exactly``, with every operation that rounds exactly
+# (integer hashing, +, −, ×, ÷, √, conversions) in compiled loops and the logarithms and
+# exponentials in numpy between them: numpy's ``log`` and ``exp`` round differently from the
+# C library a compiled loop calls, and the draws must be numpy's to the last bit.
+def compiled_draws(cells: np.ndarray, step: int, params: np.ndarray,
+                   single: np.ndarray) -> np.ndarray:
+    """``draws`` in compiled stages: the same draws, bit for bit.
+
+    Args:
+        cells: ``[A, R]`` ``Noise.cells``.
+        step: 0-based step index.
+        params: ``[5, A·R]`` as for ``draws``.
+        single: ``[6, A·R]`` float32 as for ``draws``.
+
+    Returns:
+        ``[A·R]`` the draws.
+    """
+    counters = cells.reshape(-1) + _step_offset(Stream.SAMPLE, step)
+    u = _ratios32(counters, np.empty((2, counters.size), dtype=_F32))
+    np.log(u, out=u)  # uniforms32: the logit and ln(4 u1² u2)
+    w = np.multiply(u[0], single[2])  # V = logit / λ
+    np.exp(w, out=w)
+    t = _cheng_ratio32(w, single, np.empty_like(w))  # W = p e^V; A / (q + W)
+    np.log(t, out=t)
+    y = np.empty(counters.size)
+    todo = _decide32(u, w, t, single, params[1], y, np.empty(counters.size, dtype=np.int64))
+    _attempt_compiled(y, todo, 0, counters, params, True, 4)
+    return y
+
+
+def _attempt_compiled(y, todo, tried, counters, params, single, batch) -> None:
+    """``_attempt_exactly`` in compiled stages: the same attempts, decisions and candidates."""
+    while todo.size and tried < ATTEMPTS:
+        tries = min(batch, ATTEMPTS - tried)
+        u = np.empty((2, tries, todo.size))
+        sub = _ratios64(counters, todo, _DRAW_OFFSETS[tried: tried + tries], params, u,
+                        np.empty((5, todo.size)))
+        np.log(u, out=u)  # uniforms: the logit and ln(h² l)
+        w = np.multiply(u[0], sub[2])  # V = logit / λ
+        np.exp(w, out=w)
+        bound = _cheng_ratio64(w, sub, np.empty_like(w))  # w becomes Y; bound A / (q + W)
+        np.log(bound, out=bound)
+        hits = np.empty(todo.size, dtype=np.int64)
+        ratio = np.empty((2, todo.size), dtype=_F32)
+        left, taken = _take_accepted(y, todo, counters, _DRAW_OFFSETS[tried: tried + tries], u,
+                                     w, bound, sub, single, hits, ratio)
+        if single and taken:  # the accepted candidates' W in single precision (``attempt32``)
+            w32 = np.log(ratio[0, :taken])
+            w32 *= ratio[1, :taken]  # 1/λ
+            np.exp(w32, out=w32)
+            _candidates32(y, hits[:taken], w32, params)
+        todo = todo[:left]
+        tried, batch = tried + tries, 4
+    if todo.size:  # all rejected (p < 1e-38): the posterior mean
+        y[todo] = params[0, todo] / params[4, todo]
+
+
+@kernel
+def _ratios32(counters, out):
+    """``uniforms32`` before its logarithms: ``h / (2**32 − 1 − h + 1/2)`` and ``4 u1² u2``."""
+    for i in range(counters.size):
+        bits = mix64(counters[i])
+        high = bits >> _U32
+        h = np.float32(high) + np.float32(0.5)
+        c = np.float32(high ^ _LOW32) + np.float32(0.5)
+        low = np.float32(bits & _LOW32) + np.float32(0.5)
+        out[0, i] = h / c
+        out[1, i] = h * h * low * np.float32(2.0**-94)
+    return out
+
+
+@kernel
+def _cheng_ratio32(w, single, out):
+    """``W = p e^V`` in place from ``e^V``, and ``A / (q + W)``, in single precision."""
+    for i in range(w.size):
+        w[i] *= single[0, i]
+        out[i] = single[4, i] / (single[1, i] + w[i])
+    return out
+
+
+@kernel
+def _decide32(u, w, log_ratio, single, q, y, todo):
+    """``attempt32``'s test from its logarithms; each cell takes its candidate ``Y``.
+
+    Returns the cells whose test does not clear the margin (a view of ``todo``).
+    """
+    for i in range(w.size):  # no branch: these loops vectorise
+        wide = np.float64(w[i])
+        y[i] = wide / (q[i] + wide)
+    unsure = np.empty(w.size, dtype=np.bool_)
+    for i in range(w.size):
+        test = log_ratio[i] * single[4, i] + u[0, i] * single[3, i] - u[1, i]
+        unsure[i] = test < single[5, i]
+    n = 0
+    for i in range(w.size):
+        if unsure[i]:
+            todo[n] = i
+            n += 1
+    return todo[:n]
+
+
+@kernel
+def _ratios64(counters, todo, offsets, params, out, sub):
+    """``uniforms`` before its logarithms for attempts ``offsets`` of the cells ``todo``.
+
+    ``out[0, j, k] = h / (2**32 − h)`` and ``out[1, j, k] = h² l`` (``h``, ``l`` plus 1/2);
+    ``sub`` gets the parameter rows of those cells. Returns ``sub``.
+    """
+    for k in range(todo.size):
+        cell = todo[k]
+        for row in range(5):
+            sub[row, k] = params[row, cell]
+        for j in range(offsets.size):
+            bits = mix64(counters[cell] + offsets[j])
+            high = np.float64(bits >> _U32) + 0.5
+            low = np.float64(bits & _LOW32) + 0.5
+            out[0, j, k] = high / (2.0**32 - high)
+            out[1, j, k] = high * high * low
+    return sub
+
+
+@kernel
+def _cheng_ratio64(w, sub, out):
+    """From ``e^V``: ``W = p e^V``, then ``w ← Y = W/(q + W)`` and ``out = A/(q + W)``."""
+    for j in range(w.shape[0]):
+        for k in range(w.shape[1]):
+            big = w[j, k] * sub[0, k]
+            t = sub[1, k] + big
+            w[j, k] = big / t
+            out[j, k] = sub[4, k] / t
+    return out
+
+
+@kernel
+def _take_accepted(y, todo, counters, offsets, u, value, bound, sub, single, hits, ratio):
+    """Each cell of ``todo`` takes its first accepted attempt (``attempt``'s test).
+
+    Its candidate goes into ``y``, or with ``single`` the cell goes into ``hits``, the
+    ``_logit32`` ratio of that attempt into ``ratio[0]`` and ``1/λ`` into ``ratio[1]``, both in
+    single precision (its ``W`` is then made as ``attempt32`` makes it). The cells with no
+    accepted attempt are moved to the front of ``todo``.
+
+    Returns:
+        ``(left, taken)``: how many cells are left, how many ``hits``.
+    """
+    left = taken = 0
+    for k in range(todo.size):
+        hit = -1
+        for j in range(offsets.size):
+            log_z = u[1, j, k] + _LOG_Z_SHIFT
+            if bound[j, k] * sub[4, k] + u[0, j, k] * sub[3, k] >= log_z:
+                hit = j
+                break
+        if hit < 0:
+            todo[left] = todo[k]
+            left += 1
+        elif single:
+            high = mix64(counters[todo[k]] + offsets[hit]) >> _U32
+            h = np.float32(high) + np.float32(0.5)
+            ratio[0, taken] = h / (np.float32(high ^ _LOW32) + np.float32(0.5))
+            ratio[1, taken] = sub[2, k]
+            hits[taken] = todo[k]
+            taken += 1
+        else:
+            y[todo[k]] = value[hit, k]
+    return left, taken
+
+
+@kernel
+def _candidates32(y, cells, w, params):
+    """``y[cell] = W/(q + W)`` in double precision from ``W = p e^V``, ``e^V`` in ``w``."""
+    for k in range(cells.size):
+        big = np.float64(w[k] * np.float32(params[0, cells[k]]))
+        y[cells[k]] = big / (params[1, cells[k]] + big)
+
+
+@kernel
+def _count(params, cells, wins):
+    """A win adds 1 to ``p``, a loss to ``q`` at each of ``cells``; Cheng's constants anew.
+
+    The operations of ``constants``, one cell at a time.
+    """
+    for k in range(cells.size):
+        i = cells[k]
+        if wins[k]:
+            params[0, i] += 1.0
+        else:
+            params[1, i] += 1.0
+        p, q = params[0, i], params[1, i]
+        a = p + q
+        bb = math.sqrt(max(2.0 * p * q - a, 0.0) / max(a - 2.0, 1e-300))
+        lam = bb if min(p, q) > 1.0 else min(p, q)
+        inv = 1.0 / lam
+        params[2, i], params[3, i], params[4, i] = inv, (p + lam) * inv, a
+
+
+@kernel
+def _single_rows(params, cells, rows32, ratio):
+    """The cells' rows ``p, q, 1/λ, (p + λ)/λ, A`` in single precision into ``rows32``.
+
+    Returns ``ratio`` holding each cell's ``A/q`` (``margin`` takes its logarithm).
+    """
+    for k in range(cells.size):
+        i = cells[k]
+        for row in range(5):
+            rows32[row, i] = params[row, i]
+        ratio[k] = params[4, i] / params[1, i]
+    return ratio
+
+
+@kernel
+def _margins(params, cells, rows32, log_ratio):
+    """``margin`` of each cell from ``ln(A/q)`` (single precision), into ``rows32[5]``."""
+    for k in range(cells.size):
+        i = cells[k]
+        bound = 566.6 * params[2, i] + 14.0 + np.float64(np.float32(14.0) * log_ratio[k])
+        bound *= params[4, i]
+        bound += 292.0 * params[3, i] + 620.0
+        rows32[5, i] = bound * (2.0 * _U)
+
+
 class Posteriors:
     """``Beta(p, q)`` posteriors of the cells of a race, and their draws, step after step.
 
     The draws are the same whichever way they are made: with up to ``FEW_CELLS`` cells every
     attempt is decided in double precision, ``AHEAD`` of them made ahead (numpy's per-call cost
-    outweighs the arithmetic); with more, by ``draws``. Candidates are made in single precision
-    whenever the prior allows (``single_precision``).
+    outweighs the arithmetic); with more, as ``draws`` makes them, in compiled stages
+    (``compiled_draws``). Candidates are made in single precision whenever the prior allows
+    (``single_precision``).
 
     Args:
         cells: ``[A, R]`` ``Noise.cells``.
@@ -380,38 +607,43 @@ class Posteriors:
         params[0], params[1] = alpha, beta
         params[2:] = constants(params[0], params[1])
         self.single = single_precision(alpha, beta)
-        self.ahead = self.first = self.rows32 = None
-        self._row_starts = np.arange(6)[:, None] * cells.size
-        flat = cells.reshape(-1)
+        self.ahead = self.rows32 = None
         if cells.size <= FEW_CELLS:
-            self.ahead = Steps(flat, Stream.SAMPLE, lambda bits, first: ahead_uniforms(bits),
-                               end=steps, draws=AHEAD)
+            self.ahead = Steps(cells.reshape(-1), Stream.SAMPLE,
+                               lambda bits, first: ahead_uniforms(bits), end=steps, draws=AHEAD)
         elif self.single:  # p, q, inv, cinv, a in single precision, and the margin
             self.rows32 = np.empty((6, cells.size), dtype=_F32)
             self.rows32[:5], self.rows32[5] = params, margin(*params)
-            self.first = Steps(flat, Stream.SAMPLE, lambda bits, first: uniforms32(bits),
-                               end=steps)
 
     def draw(self, step: int) -> np.ndarray:
         """``[A·R]`` one draw ``θ ~ Beta(p, q)`` of every cell at step ``step``."""
-        if self.first is not None:
-            return draws(self.cells, step, self.params, self.rows32, self.first.at(step))
+        if self.rows32 is not None:
+            return compiled_draws(self.cells, step, self.params, self.rows32)
         ahead = None if self.ahead is None else self.ahead.at(step)
         return exact_draws(self.cells, step, self.params, single=self.single, ahead=ahead)
 
     def add(self, cells: np.ndarray, wins: np.ndarray) -> None:
         """A win at each of these cells (flat indices) adds 1 to its ``p``, a loss to its ``q``.
 
-        The cells are distinct (one per run). Their rows are read and written through flat
-        indices into the parameter arrays, several times faster than ``params[:, cells]``.
+        Cheng's constants, and with single-precision draws the rows in single precision and the
+        ``margin``, are made anew at those cells (the cells are distinct: one per run).
         """
-        at = cells + self._row_starts  # [6, n] flat index of each cell in each row
-        flat = self.params.reshape(-1)
-        p, q = flat[at[:2]]
-        p += wins
-        q += ~wins
-        inv, cinv, a = constants(p, q)
-        flat[at[:5]] = (p, q, inv, cinv, a)
+        _count(self.params, cells, wins)
         if self.rows32 is not None:
-            self.rows32.reshape(-1)[at] = np.array(
-                (p, q, inv, cinv, a, margin(p, q, inv, cinv, a)), dtype=_F32)
+            log_ratio = np.log(_single_rows(self.params, cells, self.rows32,
+                                            np.empty(cells.size, dtype=_F32)))
+            _margins(self.params, cells, self.rows32, log_ratio)
+
+
+@on_warm_up
+def _warm_up() -> None:
+    """Compile (or load from disk) the stages for the argument types a race passes."""
+    cells = Noise(0).cells(np.arange(2), np.arange(3)[:, None])
+    posteriors = Posteriors(cells, 1.0, 1.0, steps=2)
+    posteriors.rows32 = np.empty((6, cells.size), dtype=_F32)
+    posteriors.rows32[:5], posteriors.rows32[5] = posteriors.params, margin(*posteriors.params)
+    for single in (True, False):
+        _attempt_compiled(np.empty(cells.size), np.arange(cells.size), 0,
+                          cells.reshape(-1), posteriors.params, single, 4)
+    posteriors.draw(0)
+    posteriors.add(np.arange(2), np.array([True, False]))
