@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from rlviz import bandits as B
-from rlviz.bandits import agents as agents_module
 from rlviz.bandits import beta as cheng
 from rlviz.bandits import noise as noise_module
 from rlviz.bandits import races as race_module
