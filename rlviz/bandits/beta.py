@@ -222,6 +222,9 @@ def draws(cells: np.ndarray, step: int, params: np.ndarray, single: np.ndarray,
           first: np.ndarray) -> np.ndarray:
     r"""One draw ``θ ~ Beta(p, q)`` at every cell, the first attempt in single precision.
 
+    Written in numpy, one step of the algorithm at a time; a race makes the same draws with
+    ``compiled_draws``.
+
     Draws: attempt ``j`` at cell (run, arm) takes draw ``j`` of the SAMPLE stream (``u1`` its
     high, ``u2`` its low 32 bits). Every cell makes attempt 0 in single precision, and most
     accept it for sure (its test clears the ``margin``). The other cells make their attempts
