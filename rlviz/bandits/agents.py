@@ -460,7 +460,7 @@ class BetaThompson(Agent):
 
     Arm ``a`` with ``s_a`` successes and ``f_a`` failures has posterior
     ``Beta(α + s_a, β + f_a)``; each step the agent draws ``θ_a`` from it and pulls
-    ``argmax θ``. The draws are exact, by Cheng's rejection algorithms (see ``_beta_draws``).
+    ``argmax θ``. The draws are exact, by Cheng's rejection algorithms (see ``rlviz.bandits.beta``).
     Source: Thompson (1933); Agrawal & Goyal (2012) and Kaufmann, Korda & Munos (2012), who
     prove it attains the Lai–Robbins rate.
 
