@@ -21,7 +21,7 @@ NS = [0, 1, 5, 10, 20, 50]
 CHANGING_NS = [0, 2, 5, 10]
 KAPPAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2]
 SWEEP_NS = [1, 2, 5, 10]
-THETAS = [0.0, 1e-5, 1e-4, 1e-3, 1e-2]
+THETAS = [0.0, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.3]
 SIZES = {k: pl.states_at(k) for k in pl.LEVELS}
 LAYOUT_HELP = ("One row per line: . floor, # wall, S start (one), G goal. At most "
                f"{pl.MAX_CELLS} cells.")

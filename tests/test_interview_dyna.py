@@ -68,3 +68,5 @@ def test_the_sweeping_answers_hold_on_the_library():
     assert " and " not in theta["ps_095"]  # θ = 10⁻² leaves every count as at θ = 0
     assert float(theta["start_095"]) > 1e-2  # the reason: the start's priority is above θ
     assert theta["reached_05"] == "0%" and theta["reached_0"] != "0%"
+    # A θ above the start's priority γ^far stops the backups short of the start.
+    assert float(theta["start_095"]) < 0.3 and theta["reached_03"] == "0%"

@@ -109,15 +109,16 @@ def _theta_numbers() -> dict[str, str]:
     def counts(study) -> str:
         return " / ".join(f"{x:,.0f}" for x in study.summary("prioritized")[0])
 
-    def reached(theta: float) -> str:
-        return f"{_sweeping(theta, 0.5, (0,)).reached('prioritized').mean():.0%}"
+    def reached(theta: float, gamma: float = 0.5, level: int = 0) -> str:
+        return f"{_sweeping(theta, gamma, (level,)).reached('prioritized').mean():.0%}"
 
     base, wide = _sweeping(), _sweeping(1e-2)
     far = base.shortest[-1]
     same = counts(base) == counts(wide)
     return {"far": str(far), "start_095": f"{0.95 ** far:.3f}",
             "ps_095": counts(base) if same else f"{counts(base)} and {counts(wide)}",
-            "reached_05": reached(1e-2), "reached_0": reached(0.0)}
+            "reached_05": reached(1e-2), "reached_0": reached(0.0),
+            "reached_03": reached(0.3, 0.95, max(base.levels))}
 
 
 QUESTIONS = (
@@ -354,8 +355,9 @@ QUESTIONS = (
             "With α = 1 on a deterministic maze, the first change of a value d steps from the "
             "goal is the whole target, about γ^d. The start is {far} steps from the goal on the "
             "largest maze, so at γ = 0.95 its priority is γ^{far} ≈ {start_095}: above every θ "
-            "offered (up to 10⁻²), and θ changes nothing ({ps_095} updates at the page's "
-            "θ = 10⁻⁴ and at θ = 10⁻²).",
+            "up to 10⁻², and θ changes nothing there ({ps_095} updates at the page's "
+            "θ = 10⁻⁴ and at θ = 10⁻²). A θ above γ^{far}, such as 0.3, does cut the search "
+            "short: the greedy path on that maze is then shortest in {reached_03} of the runs.",
             "At γ = 0.5 the value dies out fast: γ^d < 10⁻² once d ≥ 7. Those pairs are never "
             "queued, value never reaches the start, and on the 47-state maze the greedy path is "
             "shortest in {reached_05} of the runs at θ = 10⁻² against {reached_0} at θ = 0.",
@@ -368,6 +370,8 @@ QUESTIONS = (
         links=(
             Link(PAGE, {"exp": "sweeping", "theta": "0.01"}, shows="θ = 10⁻² at γ = 0.95: the "
                  "same counts as θ = 10⁻⁴."),
+            Link(PAGE, {"exp": "sweeping", "theta": "0.3"}, shows="θ = 0.3 at γ = 0.95: "
+                 "above the start's priority on the largest maze, which is then never solved."),
             Link(PAGE, {"exp": "sweeping", "theta": "0.01", "gamma": "0.5"}, shows="θ = 10⁻² "
                  "at γ = 0.5: prioritized sweeping never gets the start's value right."),
         ),
