@@ -1,8 +1,11 @@
 r"""The four learners as Chapter 6 writes them: one run, one episode, one step at a time.
 
-Plain loops over plain numbers, compiled (``rlviz.compiled.kernel``). Each call trains one run
-with Q starting at 0 and writes each episode's return, length and whether it was cut short into
-the rows it is given, and the visits of each state. It returns how many episodes it played.
+Plain loops over plain numbers, compiled (``rlviz.compiled.kernel``). Each call trains one run:
+``dice`` is the run's generator, ``q`` its table of zeros (updated in place), ``epsilons [N]``
+each episode's ε, then the step size α, the discount γ, the steps after which an episode is cut
+short and the steps the run may take in all (``budget``). It writes each episode's return,
+length and whether it was cut short into the rows it is given, and the visits of each state,
+and returns how many episodes it played.
 
 The model comes as ``(next_state, reward, cum_prob, terminal, start_cum)``: outcome ``o`` of
 action ``a`` in state ``s`` leads to ``next_state[s, a, o]`` with reward ``reward[s, a, o]``,
@@ -49,6 +52,7 @@ def q_learning_run(dice, q, epsilons, alpha, gamma, max_steps, budget, model, re
     t = 0
     for k in range(epsilons.size):  # loop for each episode
         eps, G, n = epsilons[k], 0.0, 0
+        # Initialize S: a start state drawn from the start distribution
         s = min(np.searchsorted(start_cum, u[START], side="right"), n_states - 1)
         while True:  # loop for each step of the episode
             # Choose A from S using the ε-greedy policy derived from Q
@@ -60,7 +64,8 @@ def q_learning_run(dice, q, epsilons, alpha, gamma, max_steps, budget, model, re
                     tied = q[s, b] == q[s, a] and u[TIE_KEYS + b] > u[TIE_KEYS + a]
                     if q[s, b] > q[s, a] or tied:
                         a = b
-            # Take action A, observe R, S'
+            # Take action A, observe R, S' (the first outcome whose cumulative probability
+            # exceeds the uniform)
             o = 0
             while o < n_outcomes - 1 and cum_prob[s, a, o] <= u[TRANSITION]:
                 o += 1
@@ -95,12 +100,13 @@ def sarsa_run(dice, q, epsilons, alpha, gamma, max_steps, budget, model, records
     returns, lengths, truncated, visits = records
     n_states, n_actions, n_outcomes = next_state.shape
     u = np.empty(TIE_KEYS + n_actions)  # this step's dice
-    u2 = np.empty(TIE_KEYS + n_actions)  # the next step's
+    u2 = np.empty(TIE_KEYS + n_actions)  # the next step's dice
     for j in range(u.size):
         u[j] = dice.random()
     t = 0
     for k in range(epsilons.size):  # loop for each episode
         eps, G, n = epsilons[k], 0.0, 0
+        # Initialize S: a start state drawn from the start distribution
         s = min(np.searchsorted(start_cum, u[START], side="right"), n_states - 1)
         # Choose A from S using the ε-greedy policy derived from Q
         if u[EXPLORE] < eps:
@@ -112,7 +118,8 @@ def sarsa_run(dice, q, epsilons, alpha, gamma, max_steps, budget, model, records
                 if q[s, b] > q[s, a] or tied:
                     a = b
         while True:  # loop for each step of the episode
-            # Take action A, observe R, S'
+            # Take action A, observe R, S' (the first outcome whose cumulative probability
+            # exceeds the uniform)
             o = 0
             while o < n_outcomes - 1 and cum_prob[s, a, o] <= u[TRANSITION]:
                 o += 1
@@ -135,7 +142,7 @@ def sarsa_run(dice, q, epsilons, alpha, gamma, max_steps, budget, model, records
 
             visits[s] += 1
             G, n, t = G + r, n + 1, t + 1
-            u, u2 = u2, u
+            u, u2 = u2, u  # the next step's dice become this step's
             cut = not terminal[s2] and (n >= max_steps or t >= budget)
             if terminal[s2] or cut:
                 break
@@ -165,6 +172,7 @@ def expected_sarsa_run(dice, q, epsilons, alpha, gamma, max_steps, budget, model
     t = 0
     for k in range(epsilons.size):  # loop for each episode
         eps, G, n = epsilons[k], 0.0, 0
+        # Initialize S: a start state drawn from the start distribution
         s = min(np.searchsorted(start_cum, u[START], side="right"), n_states - 1)
         while True:  # loop for each step of the episode
             # Choose A from S using the ε-greedy policy derived from Q
@@ -176,7 +184,8 @@ def expected_sarsa_run(dice, q, epsilons, alpha, gamma, max_steps, budget, model
                     tied = q[s, b] == q[s, a] and u[TIE_KEYS + b] > u[TIE_KEYS + a]
                     if q[s, b] > q[s, a] or tied:
                         a = b
-            # Take action A, observe R, S'
+            # Take action A, observe R, S' (the first outcome whose cumulative probability
+            # exceeds the uniform)
             o = 0
             while o < n_outcomes - 1 and cum_prob[s, a, o] <= u[TRANSITION]:
                 o += 1
@@ -223,6 +232,7 @@ def double_q_run(dice, q, epsilons, alpha, gamma, max_steps, budget, model, reco
     t = 0
     for k in range(epsilons.size):  # loop for each episode
         eps, G, n = epsilons[k], 0.0, 0
+        # Initialize S: a start state drawn from the start distribution
         s = min(np.searchsorted(start_cum, u[START], side="right"), n_states - 1)
         while True:  # loop for each step of the episode
             # Choose A from S using the ε-greedy policy in Q1 + Q2
@@ -234,7 +244,8 @@ def double_q_run(dice, q, epsilons, alpha, gamma, max_steps, budget, model, reco
                     q_b, q_a = q1[s, b] + q2[s, b], q1[s, a] + q2[s, a]
                     if q_b > q_a or (q_b == q_a and u[TIE_KEYS + b] > u[TIE_KEYS + a]):
                         a = b
-            # Take action A, observe R, S'
+            # Take action A, observe R, S' (the first outcome whose cumulative probability
+            # exceeds the uniform)
             o = 0
             while o < n_outcomes - 1 and cum_prob[s, a, o] <= u[TRANSITION]:
                 o += 1
