@@ -13,11 +13,11 @@ from rlviz.mdp import action_values
 BOOK = "Sutton & Barto (2018), Example 6.6"
 # Steps per run: bounds the work when a learner wanders. The book's protocol never needs it
 # (Double Q, the slowest, took at most 26,158 steps in 13,000 runs); every algorithm at the
-# largest settings, each run using it all, takes under 2 s.
+# largest settings, each run using it all, takes under 1 s.
 STEP_BUDGET = 30_000
 MAX_RUNS = 60
-TARGETS = {"q_learning": td.q_learning_target, "sarsa": td.sarsa_target,
-           "expected_sarsa": td.expected_sarsa_target, "double_q": td.double_q_target}
+LEARNERS = {"q_learning": td.q_learning_run, "sarsa": td.sarsa_run,
+            "expected_sarsa": td.expected_sarsa_run, "double_q": td.double_q_run}
 INTRO = (
     "Q-learning and SARSA learn to cross the cliff while exploring with ε-greedy. Off-policy "
     "Q-learning learns the shortest path along the edge but keeps falling in while it explores; "
@@ -45,7 +45,7 @@ def optimum(rows, cols, slip):
 def train_all(algos, settings):
     """Every learner, one at a time; once a fresh one takes a while, a bar shows how many are done.
 
-    Each learner is its own cached run of at most about half a second, so the page stays
+    Each learner is its own cached run of at most a few tenths of a second, so the page stays
     responsive between them even at the heaviest settings.
     """
     results, bar = {}, None
@@ -235,7 +235,8 @@ with ui.page("cliff_td", intro=INTRO) as page:
         ("At a terminal S′ every target is just R. The band is the t-interval of the mean over "
          "R runs.", r"\bar x \pm t_{0.975,\,R-1}\, s / \sqrt{R}"),
     ])
-    page.source(*(TARGETS[a] for a in p.algos), td.td_update, td.worked_update, td.run_control)
+    page.source(*(LEARNERS[a] for a in p.algos), td.run_control, td.worked_update,
+                td.q_learning_target, td.sarsa_target, td.expected_sarsa_target, td.td_update)
     page.export(
         figures={"learning_curves": shown["curves"], "greedy_paths": shown["paths"]},
         data=lambda: {"episodes": figs.episodes_frame(results, window=p.window),

@@ -1,4 +1,5 @@
-"""TD control: hand-computed updates, loop-vs-vectorised equality, the book's cliff results."""
+"""TD control: hand-computed updates, compiled loops equal to the plain loop, the book's cliff
+results."""
 
 import dataclasses
 
@@ -143,7 +144,7 @@ def test_worked_update_rejects_bad_input(kwargs, match):
                          args.pop("a_next"), **args)
 
 
-# --------------------------------------------------------------------------- vectorised = loop
+# --------------------------------------------------------------------------- compiled = loop
 def _random_start(mdp):
     start = np.zeros(mdp.n_states)
     start[mdp.grid.state_of_cell[[0, 1, 2], [0, 3, 0]]] = [0.2, 0.3, 0.5]
@@ -225,10 +226,10 @@ CASES = {
 
 @pytest.mark.parametrize("algorithm", td.ALGORITHMS)
 @pytest.mark.parametrize("case", CASES)
-def test_vectorised_equals_the_loop_reference_draw_for_draw(algorithm, case, monkeypatch):
+def test_the_compiled_loops_equal_the_loop_reference_draw_for_draw(algorithm, case, monkeypatch):
     make, kwargs, block = CASES[case]
-    if block is not None:  # many block boundaries, with episodes cut short across them
-        monkeypatch.setattr(td.engine, "BLOCK", block)
+    if block is not None:  # the reference draws its rows in tiny blocks: the rows are the same
+        monkeypatch.setattr(td.dice, "BLOCK", block)
     mdp = make()
     fast = td.run_control(mdp, algorithm=algorithm, seed=11, **kwargs)
     slow = td.run_control_loop(mdp, algorithm=algorithm, seed=11, **kwargs)
@@ -241,51 +242,111 @@ def test_vectorised_equals_the_loop_reference_draw_for_draw(algorithm, case, mon
         assert fast.stopped_early.any()
 
 
-@pytest.mark.parametrize("n_actions", [1, 2, 3, 4, 5, 6, 7])
-def test_greedy_order_is_a_stable_sort_of_the_keys_with_exploring_steps_folded_in(n_actions):
-    rng = np.random.default_rng(n_actions)
-    keys = rng.random((6, 40, n_actions))
-    keys[0, :5] = 0.5  # equal keys: the lower action goes first
-    keys[1, :5, :2] = 0.25
-    explore = rng.random((6, 40)) < 0.3
-    random_u = rng.random((6, 40))
-    expected = np.argsort(-keys, axis=2, kind="stable")
-    expected[explore] = (random_u[explore] * n_actions).astype(int)[:, None]
-    np.testing.assert_array_equal(
-        td._greedy_order(keys, explore, random_u), expected.transpose(1, 0, 2)
-    )
-    np.testing.assert_array_equal(
-        td._greedy_order(keys, None, random_u),
-        np.argsort(-keys, axis=2, kind="stable").transpose(1, 0, 2),
-    )
+@pytest.mark.parametrize("algorithm", td.ALGORITHMS)
+@pytest.mark.parametrize("case", ["slip-decay-discount", "step-budget", "random-start",
+                                  "uneven-odds-6-actions-decay-budget"])
+def test_each_compiled_loop_does_what_its_python_source_says(algorithm, case):
+    """The kernel's own source run by Python (``py_func``) on the same dice gives the same run."""
+    make, kwargs, _ = CASES[case]
+    mdp = make()
+    kernel = getattr(td, f"{algorithm}_run")
+    settings = dict(epsilon=0.1, alpha=0.5, gamma=1.0, max_steps=td.DEFAULT_MAX_STEPS) | {
+        k: v for k, v in kwargs.items() if k in ("epsilon", "alpha", "gamma", "max_steps")}
+    epsilons = td.epsilon_schedule(settings["epsilon"], kwargs["episodes"],
+                                   decay=kwargs.get("epsilon_decay", False))
+    budget = kwargs.get("max_total_steps", 10**9)
+    runs = []
+    for fn in (kernel, kernel.py_func):
+        shape = (2,) * (algorithm == "double_q") + (mdp.n_states, mdp.n_actions)
+        q, records = np.zeros(shape), (np.full(len(epsilons), np.nan),
+                                       np.zeros(len(epsilons), dtype=np.int64),
+                                       np.zeros(len(epsilons), dtype=bool),
+                                       np.zeros(mdp.n_states, dtype=np.int64))
+        played = fn(np.random.default_rng(3), q, epsilons, settings["alpha"], settings["gamma"],
+                    settings["max_steps"], budget, td.engine._model(mdp), records)
+        runs.append((played, q, records))
+    (played, q, records), (played_py, q_py, records_py) = runs
+    assert played == played_py and played >= 1
+    np.testing.assert_array_equal(q, q_py)
+    for got, expected in zip(records, records_py, strict=True):
+        np.testing.assert_array_equal(got, expected)
 
 
-def test_steps_to_end_by_hand(cliff):
-    steps = td._steps_to_end(cliff, 1000)
-    assert steps[cliff.start_state] == 13  # 1 up, 11 right, 1 down
-    assert steps[cliff.grid.state_of_cell[2, 11]] == 1 and steps[cliff.terminal].max() == 0
-    assert td._steps_to_end(cliff, 5)[cliff.start_state] == 5  # capped
-    # slipping can only shorten the way: one lucky slip down from above the goal's column
-    slippery = td._steps_to_end(cliff_walking(slip=0.2), 1000)
-    assert slippery[cliff.grid.state_of_cell[2, 10]] == 2
+def _three_state_corridor():
+    """S → M → G with a single action, reward −1 per step: every decision is forced."""
+    next_state = np.array([[[1]], [[2]], [[2]]])
+    return TabularMDP(next_state=next_state, prob=np.ones((3, 1, 1)),
+                      reward=np.array([[[-1.0]], [[-1.0]], [[0.0]]]),
+                      terminal=np.array([False, False, True]), start=np.array([1.0, 0.0, 0.0]),
+                      action_names=("on",))
 
 
-def test_episode_returns_from_running_totals_equal_the_step_by_step_sums():
-    rng = np.random.default_rng(4)
-    rewards = rng.integers(-100, 3, (3, 40)).astype(float)
-    ended = rng.random((3, 40)) < 0.2
-    ended_run, ended_step = np.nonzero(ended)
-    per_run = np.bincount(ended_run, minlength=3)
-    first = np.cumsum(per_run) - per_run
-    carry = np.array([5.0, -2.0, 0.0])  # episodes in progress when the block began
-    slow, left = td._episode_returns(rewards, ended, ended_run, ended_step, first, per_run,
-                                     carry, whole=False)
-    fast, totals = td._episode_returns(rewards, ended, ended_run, ended_step, first, per_run,
-                                       np.stack([carry + 1000.0, np.full(3, 1000.0)]),
-                                       whole=True)
-    np.testing.assert_array_equal(fast, slow)
-    np.testing.assert_array_equal(totals[0] - totals[1], left)
-    assert slow[0] == carry[0] + rewards[0, : ended_step[0] + 1].sum()
+@pytest.mark.parametrize("algorithm", ["q_learning", "sarsa", "expected_sarsa"])
+def test_two_episodes_of_a_forced_walk_by_hand(algorithm):
+    # α = 0.5, γ = 1. Episode 1: Q(S) ← 0 + 0.5 (−1 + Q(M) − 0) = −0.5, Q(M) ← 0.5 (−1) = −0.5.
+    # Episode 2: Q(S) ← −0.5 + 0.5 (−1 − 0.5 + 0.5) = −1, Q(M) ← −0.5 + 0.5 (−1 + 0.5) = −0.75.
+    res = td.run_control(_three_state_corridor(), algorithm=algorithm, episodes=2, runs=1,
+                         epsilon=0.5, alpha=0.5, gamma=1.0, seed=0)
+    np.testing.assert_array_equal(res.q[0, :, 0], [-1.0, -0.75, 0.0])
+    np.testing.assert_array_equal(res.returns, [[-2.0, -2.0]])
+    np.testing.assert_array_equal(res.lengths, [[2, 2]])
+    np.testing.assert_array_equal(res.visits, [[2, 2, 0]])
+
+
+def test_double_q_updates_the_table_its_coin_picks_by_hand():
+    mdp, seed = _three_state_corridor(), 0
+    rows = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0]).random((4, 6))
+    # Steps 0-3 (S, M, S, M) update Q1 where their coin is below 0.5: here Q1, Q2, Q2, Q2.
+    assert (rows[:, td.TABLE_COIN] < 0.5).tolist() == [True, False, False, False]
+    # step 0: Q1(S) ← 0.5 (−1 + Q2(M) = 0) = −0.5      step 1: Q2(M) ← 0.5 (−1) = −0.5
+    # step 2: Q2(S) ← 0.5 (−1 + Q1(M) = 0) = −0.5      step 3: Q2(M) ← −0.5 + 0.5 (−1 + 0.5)
+    res = td.run_control(mdp, algorithm="double_q", episodes=2, runs=1, alpha=0.5, seed=seed)
+    # Q1 = (−0.5, 0), Q2 = (−0.5, −0.75): Q is their mean
+    np.testing.assert_array_equal(res.q[0, :, 0], [-0.5, -0.375, 0.0])
+    np.testing.assert_array_equal(res.returns, [[-2.0, -2.0]])
+
+
+def test_sarsa_chooses_a_prime_before_it_updates_q_s_a():
+    # One state that loops on itself with action 0 (reward −1) and ends with action 1 (reward 0).
+    # ε = 0 and Q starts at 0: both actions tie in the first step, so the tie-break keys choose.
+    # If a' were chosen after Q(s, 0) fell to −0.5, SARSA could never pick 0 again; chosen before,
+    # from the tie, it picks 0 whenever the next step's key for 0 is the larger one.
+    next_state = np.array([[[0], [1]], [[1], [1]]])
+    reward = np.array([[[-1.0], [0.0]], [[0.0], [0.0]]])
+    mdp = TabularMDP(next_state=next_state, prob=np.ones((2, 2, 1)), reward=reward,
+                     terminal=np.array([False, True]), start=np.array([1.0, 0.0]),
+                     action_names=("stay", "leave"))
+    for seed in range(40):
+        rows = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0]).random((3, 7))
+        keys = rows[:, td.TIE_KEYS:]
+        if keys[0, 0] > keys[0, 1] and keys[1, 0] > keys[1, 1]:
+            break
+    else:
+        pytest.fail("no seed whose first two steps both prefer action 0 on a tie")
+    res = td.run_control(mdp, algorithm="sarsa", episodes=1, runs=1, epsilon=0.0, alpha=0.5,
+                         gamma=1.0, seed=seed)
+    # step 0: stay (tie, key), a' = stay (still a tie: Q(s, ·) = 0 when a' is chosen); the
+    # update makes Q(s, stay) = 0.5 (−1 + 0) = −0.5; step 1: leave is now greedy.
+    assert res.lengths[0, 0] == 3 and res.returns[0, 0] == -2.0
+    q_learning = td.run_control(mdp, algorithm="q_learning", episodes=1, runs=1, epsilon=0.0,
+                                alpha=0.5, gamma=1.0, seed=seed)
+    assert q_learning.lengths[0, 0] == 2 and q_learning.returns[0, 0] == -1.0
+
+
+def test_the_warm_up_compiles_what_the_page_calls():
+    from rlviz import compiled
+
+    compiled.warm_up()
+    kernels = [getattr(td, f"{a}_run") for a in td.ALGORITHMS]
+    before = [list(k.signatures) for k in kernels]
+    assert all(before)
+    for slip, decay in ((0.0, False), (0.3, True)):  # the page's settings
+        for algorithm in td.ALGORITHMS:
+            td.run_control(cliff_walking(rows=3, cols=5, slip=slip), algorithm=algorithm,
+                           episodes=3, runs=2, epsilon=0.1, alpha=0.5, gamma=0.9, seed=1,
+                           max_steps=250, epsilon_decay=decay, max_total_steps=30_000)
+    td.run_control(cliff_walking(), algorithm="sarsa", episodes=2, epsilon=1, alpha=1, gamma=1)
+    assert [list(k.signatures) for k in kernels] == before  # nothing new to compile
 
 
 def test_a_run_does_not_depend_on_how_many_runs_there_are(cliff):

@@ -1,4 +1,4 @@
-"""The plain loop reference: one run, one step at a time, on the engine's own dice."""
+"""The plain loop reference: one run, one step at a time, in Python, on the same dice."""
 
 from __future__ import annotations
 
@@ -45,12 +45,13 @@ def run_control_loop(
     epsilon_decay: bool = False,
     max_total_steps: int | None = None,
 ) -> ControlResult:
-    """``run_control`` one run at a time, step by step, in the book's order.
+    """``run_control`` in plain Python: one run at a time, step by step, in the book's order.
 
-    The reference the vectorised version must equal draw for draw: the same algorithms, the same
-    uniforms (row ``t`` of run ``r``), the same target functions; only the bookkeeping differs.
-    SARSA here chooses ``a'`` in ``s'`` before updating ``Q(s, a)``, as in Sutton & Barto
-    (2018), Section 6.4. Arguments and result as in ``run_control``.
+    The reference the compiled loops (``rlviz.td.learners``) must equal draw for draw: the same
+    algorithms and the same uniforms (row ``t`` of run ``r``, drawn here ``BLOCK`` rows at a
+    time), but written independently, on numpy arrays, with the readable target functions of
+    ``rlviz.td.updates``. SARSA here chooses ``a'`` in ``s'`` before updating ``Q(s, a)``, as in
+    Sutton & Barto (2018), Section 6.4. Arguments and result as in ``run_control``.
     """
     _check_run(
         mdp, algorithm, episodes, runs, epsilon, alpha, gamma, max_steps, max_total_steps
