@@ -255,8 +255,9 @@ def sweeping_view(page, p):
     page.try_this([
         "Predict the ratio of the two counts at 188 states, then read it off the caption. "
         "Does it grow or shrink with the size?",
-        "Raise θ to 0.01. With γ = 0.95 the priority of a pair d moves from the goal is "
-        "about γ^d: which size stops prioritized sweeping first?",
+        "Raise θ to 0.01, then to 0.3. With γ = 0.95 the priority of a pair d moves from the "
+        "goal is about γ^d, and the largest maze's start is 27 moves away: predict which θ "
+        "leaves its runs unsolved (open triangles), and why 0.01 changes no count.",
         "Set n = 1. Prioritized sweeping's count hardly moves: why does Dyna-Q's?",
     ])
     page.known_answer([ui.Check(**vars(k)) for k in pl.sweeping_known_answers(study)])
