@@ -189,9 +189,8 @@ with ui.page("gae", intro=INTRO) as page:
          r"_{\text{bias}^2} + \underbrace{\textstyle\sum_g p_g\,\mathrm{Var}_g(\varepsilon)}"
          r"_{\text{variance}}"),
     ])
-    page.source(returns.td_error, returns.discounted_step, returns.gae, returns.breakdown,
-                returns.bias_variance_study, returns._discounted_sum, returns._fill,
-                returns._leaky_sum, returns._leaky_sums_at)
+    page.source(returns._backward_sums, returns.td_error, returns.gae, returns.breakdown,
+                returns.bias_variance_study, returns._discounted_sum)
     steps = pd.DataFrame({
         "t": range(rows), **q.traj, "delta": b.td_errors, f"gae_{p.lam:g}": b.advantages,
         "gae_0": b.td_advantages, "gae_1": b.mc_advantages, "G": b.returns,

@@ -195,6 +195,39 @@ def test_returns_and_n_step_equal_the_loop(seed):
                                    n_step_loop(gamma=0.97, n=n, **kw), atol=1e-10)
 
 
+def test_the_backward_sums_by_hand():
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    # One stream: 4, 3 + 0.5·4 = 5, 2 + 0.5·5 = 4.5, 1 + 0.5·4.5 = 3.25.
+    assert returns._backward_sums(x.copy(), 0.5, np.zeros(0, np.int64)).tolist() == [
+        3.25, 4.5, 5.0, 4.0]
+    # A segment ends at step 1: step 1 takes nothing from step 2.
+    assert returns._backward_sums(x.copy(), 0.5, np.array([1])).tolist() == [2.0, 2.0, 5.0, 4.0]
+    # Ends at every step: each sum is its own term.
+    assert returns._backward_sums(x.copy(), 0.5, np.arange(3)).tolist() == x.tolist()
+
+
+@pytest.mark.parametrize(("gamma", "lam"), [(0.99, 0.95), (0.9, 0.3)])
+def test_gae_is_the_loop_to_the_last_bit(gamma, lam):
+    """The compiled sums take the loop's steps in the loop's order: equal, not merely close."""
+    kw = random_batch(11, (3, 5_000), p_done=0.01, p_trunc=0.01)
+    np.testing.assert_array_equal(returns.gae(gamma=gamma, lam=lam, **kw),
+                                  gae_loop(gamma=gamma, lam=lam, **kw))
+
+
+def test_the_warm_up_compiles_what_the_page_passes():
+    from rlviz.returns import filter as module
+
+    module._warm_up()
+    before = list(module._backward_sums.signatures)
+    kw = random_batch(3, (2, 9), p_done=0.2, p_trunc=0.2)
+    returns.gae(gamma=0.99, lam=0.95, **kw)
+    returns.discounted_returns(kw["rewards"], 0.9)
+    returns.bias_variance_study(n_states=5, left_reward=0.0, right_reward=1.0, gamma=0.99,
+                                lams=(0.0, 0.5), critic_bias=0.1, critic_noise=0.1,
+                                n_episodes=20, seed=0)
+    assert list(module._backward_sums.signatures) == before  # nothing new to compile
+
+
 def test_gae_equals_the_loop_on_a_long_stream_without_discounting():
     kw = random_batch(5, (2, 100_000), p_done=0.001, p_trunc=0.001)
     np.testing.assert_allclose(returns.gae(gamma=1.0, lam=1.0, **kw),

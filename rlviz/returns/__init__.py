@@ -19,13 +19,13 @@ step ``T-1``, when it neither terminates nor is truncated, bootstraps from ``las
 value of ``s_T``, the state the rollout stopped in). When a step is flagged both ways,
 termination wins, as in gymnasium.
 
-Every recursion here has the form ``y_t = x_t + c * y_{t+1}`` within an episode: one linear
-filter over reversed time, run blockwise over all trajectories laid end to end (see
-``_discounted_sum``), with the carry across episode ends removed in closed form. No Python loop
-runs over time; the plain step-by-step loops live in the tests as the reference.
+Every recursion here has the form ``y_t = x_t + c * y_{t+1}`` within an episode: one backward
+loop over all trajectories laid end to end, restarting at every episode end (``_backward_sums``,
+compiled by ``rlviz.compiled``, so each sum is exactly the book's step-by-step one). The plain
+Python loops of the tests are the independent reference.
 
 The package is split by concern: ``steps`` (the readable one-step rules), ``validation``,
-``filter`` (the vectorised backward sums), ``estimates`` (the returns and advantages),
+``filter`` (the compiled backward sums), ``estimates`` (the returns and advantages),
 ``examples`` (one trajectory broken down, worked examples) and ``walks`` (the random walk study).
 """
 
@@ -50,13 +50,7 @@ from rlviz.returns.filter import (
     _discounted_sum as _discounted_sum,
 )
 from rlviz.returns.filter import (
-    _fill as _fill,
-)
-from rlviz.returns.filter import (
-    _leaky_sum as _leaky_sum,
-)
-from rlviz.returns.filter import (
-    _leaky_sums_at as _leaky_sums_at,
+    _backward_sums as _backward_sums,
 )
 from rlviz.returns.steps import (
     discounted_step,

@@ -1,92 +1,35 @@
-"""The vectorised filter: discounted sums computed backward in blocks, exactly."""
+"""The backward sums every return and advantage is made of, as one compiled loop."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from rlviz.returns.steps import discounted_step
+from rlviz.compiled import kernel, on_warm_up
 
 __all__: list[str] = []
 
 
-# --------------------------------------------------------------------------- the filter
-_BLOCK = 8  # K, steps per block of the blocked filter
+@kernel
+def _backward_sums(x, coef, cuts):
+    r"""``y_t = x_t + coef * y_{t+1}`` from the last step back to the first, in place.
 
-
-def _discounts(coef: float, n: int) -> np.ndarray:
-    """``[n, n]`` with entry ``[k, i] = coef^(k-i)`` for ``k >= i`` and 0 below."""
-    lag = np.arange(n)[:, None] - np.arange(n)
-    return np.where(lag >= 0, coef ** np.maximum(lag, 0), 0.0)
-
-
-def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A 1-D stream as ``[B, K]`` whole blocks and the fewer than ``K`` steps after them."""
-    whole = x.size - x.size % _BLOCK
-    return x[:whole].reshape(-1, _BLOCK), x[whole:]
-
-
-def _block_sums(x: np.ndarray, powers: np.ndarray) -> np.ndarray:
-    """``[B (+1)]`` each block's own ``sum_k coef^k x_{bK+k}``, the short last block's last."""
-    full, tail = _split(x)
-    own = np.einsum("bk,k->b", full, powers)
-    return np.append(own, tail @ powers[: tail.size]) if tail.size else own
-
-
-def _later(own: np.ndarray, coef: float) -> np.ndarray:
-    """``[B]`` everything after block ``b``, discounted to the step just after its end."""
-    return np.append(_leaky_sum(own, coef**_BLOCK)[1:], 0.0)
-
-
-def _fill(x: np.ndarray, coef: float, later: np.ndarray) -> np.ndarray:
-    """``y_t = x_t + coef * y_{t+1}`` in place, given what flows into each block from later.
-
-    The ``K`` places of a block are filled from the last to the first, each for many blocks
-    at once; the short last block has nothing after it. Blocks do not wait for each other
-    (``later`` holds what flows in), so the blocks are taken ``_FILL_BLOCKS`` at a time: the
-    ``K`` passes over them then stay in the cache instead of each crossing the whole stream.
+    The discounted return is ``G_t = r_t + γ G_{t+1}`` (``x = r``, ``coef = γ``) and GAE is
+    ``A_t = δ_t + γλ A_{t+1}`` (``x = δ``, ``coef = γλ``; Schulman et al. 2016, eq. 16). A
+    segment's last step (each index in ``cuts``, sorted) takes nothing from the step after it:
+    the next entry belongs to the next episode or the next trajectory.
     """
-    full, tail = _split(x)
-    if tail.size:
-        tail[:] = tail @ _discounts(coef, tail.size)
-    for b in range(0, full.shape[0], _FILL_BLOCKS):
-        part = full[b:b + _FILL_BLOCKS]
-        after = later[b:b + part.shape[0]]
-        for i in range(_BLOCK - 1, -1, -1):  # place i of these blocks at once
-            after = discounted_step(part[:, i], after, coef, out=part[:, i])
+    y = 0.0
+    c = cuts.size - 1  # the last cut not yet passed
+    for t in range(x.size - 1, -1, -1):
+        if c >= 0 and cuts[c] == t:  # t ends a segment: nothing flows back into it
+            y = 0.0
+            c -= 1
+        y = x[t] + coef * y
+        x[t] = y
     return x
 
 
-_FILL_BLOCKS = 8192  # blocks filled together by ``_fill`` (64k steps: half a megabyte)
-
-
-def _leaky_sum(x: np.ndarray, coef: float) -> np.ndarray:
-    r"""``z_t = sum_{k>=t} coef^(k-t) x_k`` over a whole 1-D stream, as a new array.
-
-    Blockwise: the block sums form a stream ``K`` times shorter with decay ``coef^K``, summed
-    the same way, until a single block is left.
-    """
-    if x.size <= _BLOCK:
-        return x @ _discounts(coef, x.size)
-    powers = coef ** np.arange(_BLOCK, dtype=np.float64)
-    return _fill(x.copy(), coef, _later(_block_sums(x, powers), coef))
-
-
-def _leaky_sums_at(
-    x: np.ndarray, coef: float, powers: np.ndarray, later: np.ndarray, at: np.ndarray
-) -> np.ndarray:
-    r"""``z_p = sum_{k>=p} coef^(k-p) x_k`` over the whole stream, at the positions ``at`` only.
-
-    ``z_p`` is the rest of ``p``'s own block plus ``coef^(K-i)`` times everything after it,
-    where ``i`` is ``p``'s place in its block.
-    """
-    k = _BLOCK
-    n = x.size
-    block, place = np.divmod(at, k)
-    reach = np.minimum(k - place, n - at)  # steps from p to the end of its block
-    ahead = np.arange(k)
-    weights = np.where(ahead < np.arange(k + 1)[:, None], powers, 0.0)[reach]
-    window = x[np.minimum(at[:, None] + ahead, n - 1)]
-    return np.einsum("pk,pk->p", window, weights) + coef ** (k - place) * later[block]
+_NO_CUTS = np.zeros(0, dtype=np.int64)
 
 
 def _discounted_sum(
@@ -94,36 +37,26 @@ def _discounted_sum(
 ) -> np.ndarray:
     r"""``y_t = x_t + coef * y_{t+1}`` inside each segment, restarting after every end.
 
-    A reversed-time linear filter run blockwise over the trajectories laid end to end: the
-    stream is cut into blocks of ``K`` steps, the same filter over the ``N / K`` block sums
-    finds what flows into each block from the blocks after it, and then the ``K`` places of a
-    block are filled from last to first, each for all blocks at once. Run as it is, the filter would
-    leak each segment's sum into the one before; so the input at each end ``e`` is first
-    lowered by the carry ``coef * y_{e+1}`` it would receive. The exact sum at the next
-    segment's start ``s`` (ending at ``e'``) is ``y_s = z_s - coef^(e'+1-s) z_{e'+1}`` with
-    ``z`` the leaky sum, which is needed at the segment starts only.
+    The trajectories are read as one stream, row after row (``_Steps``), and summed backward by
+    ``_backward_sums``, one step at a time in plain floating point: each ``y_t`` is exactly
+    what the step-by-step loop of the book computes.
 
     Args:
         x_t: ``[..., T]`` the per-step terms, times ``[0, T-1]``.
         coef: The per-step decay in ``[0, 1]`` (``gamma``, or ``gamma * lam`` for GAE).
-        cuts: ``[E]`` stream indices where sums restart (``_Steps.cuts``), or None.
+        cuts: ``[E]`` sorted stream indices of the segments' last steps (``_Steps.cuts``; the
+            stream's own last step needs none), or None.
         overwrite: Whether ``x_t`` (a fresh array of the caller's) may be used as scratch.
 
     Returns:
         ``[..., T]`` the sums ``y_t``.
     """
-    flat = x_t.reshape(-1) if overwrite else x_t.flatten()
-    if coef == 0.0:
-        return flat.reshape(x_t.shape)
-    k = _BLOCK
-    powers = coef ** np.arange(k, dtype=np.float64)
-    own = _block_sums(flat, powers)
-    if cuts is not None:
-        start = cuts + 1  # the first step of every segment but the first
-        heads = _leaky_sums_at(flat, coef, powers, _later(own, coef), start)
-        heads[:-1] -= coef ** (start[1:] - start[:-1]) * heads[1:]  # now exact: y at starts
-        lowered = coef * heads
-        flat[cuts] -= lowered
-        own = own - np.bincount(cuts // k, weights=powers[cuts % k] * lowered,
-                                minlength=own.size)
-    return _fill(flat, coef, _later(own, coef)).reshape(x_t.shape)
+    flat = x_t.reshape(-1) if overwrite else x_t.astype(np.float64).reshape(-1)
+    ends = _NO_CUTS if cuts is None else cuts.astype(np.int64, copy=False)
+    return _backward_sums(flat, float(coef), ends).reshape(x_t.shape)
+
+
+@on_warm_up
+def _warm_up() -> None:
+    """Compile (or load) the loop for the argument types ``_discounted_sum`` passes."""
+    _discounted_sum(np.ones(3), 0.5, np.array([0]))

@@ -38,8 +38,8 @@ def discounted_step(x_t, y_tp1, coef, *, out=None):
 
     GAE is ``A_t = δ_t + (γλ) A_{t+1}`` (``x = δ``, ``c = γλ``; Schulman et al. 2016, eq. 16),
     the discounted return ``G_t = r_t + γ G_{t+1}`` (``x = r``, ``c = γ``). Inside an episode
-    only: at its end nothing flows back. ``_discounted_sum`` calls it for a whole column of
-    blocks of the trajectories at once.
+    only: at its end nothing flows back. ``_backward_sums`` runs the same step along whole
+    streams of trajectories (compiled); this one serves a column of many trajectories at once.
 
     Args:
         x_t: ``[...]`` this step's term.
