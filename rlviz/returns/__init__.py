@@ -47,10 +47,10 @@ from rlviz.returns.examples import (
     random_example,
 )
 from rlviz.returns.filter import (
-    _discounted_sum as _discounted_sum,
+    _backward_sums as _backward_sums,
 )
 from rlviz.returns.filter import (
-    _backward_sums as _backward_sums,
+    _discounted_sum as _discounted_sum,
 )
 from rlviz.returns.steps import (
     discounted_step,
