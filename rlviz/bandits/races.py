@@ -20,6 +20,7 @@ from rlviz.bandits.noise import (
     gaussian_rows,
 )
 from rlviz.bandits.testbeds import Testbed
+from rlviz.compiled import kernel, on_warm_up
 from rlviz.errors import InputError
 
 CHUNK_CELLS = 1 << 15
@@ -395,19 +396,57 @@ class _Block:
         (no arm better), which is the same as a zero gap.
         """
         flat = self.flat[agent, :n]
-        gap = gaps[flat] if gaps is not None else self.gap[agent, :n]
-        rank = ranks[flat] if ranks is not None else self.rank[agent, :n]
         stop = start + n
         tally.reward[start:stop] += self.reward[agent, :n].sum(axis=1)
-        running = np.empty_like(gap)  # each run's regret, summed step by step in order
-        np.add(cum, gap[0], out=running[0])
-        for i in range(1, n):
-            np.add(running[i - 1], gap[i], out=running[i])
-        cum[:] = running[-1]
+        running = np.empty((n, flat.shape[1]))  # each run's regret, summed step by step in order
+        by_rank = np.zeros((n, self.arms), dtype=np.int64)
+        if gaps is not None:
+            _book_stationary(flat, gaps, ranks, cum, running, by_rank, count)
+        else:
+            _book_moving(flat, self.gap[agent, :n], self.rank[agent, :n], cum, running, by_rank,
+                         count)
         tally.regret[start:stop] += running.sum(axis=1)
         tally.regret_sq[start:stop] += np.einsum("ij,ij->i", running, running)
-        by_rank = np.bincount((rank + self.arms * np.arange(n)[:, None]).ravel(),
-                              minlength=n * self.arms).reshape(n, self.arms)
         tally.by_rank[start:stop] += by_rank
         tally.optimal[start:stop] += by_rank[:, 0]
-        count += np.bincount(flat.ravel(), minlength=count.size)
+
+
+@kernel
+def _book_stationary(flat, gaps, ranks, cum, running, by_rank, count):
+    """The pulls ``flat`` ``[n, R]`` of a block on fixed means, booked step after step.
+
+    ``running[i, r] = cum[r] + Σ_{j ≤ i} gaps[flat[j, r]]`` (then ``cum = running[-1]``),
+    ``by_rank[i, j]``: the pulls at step ``i`` of an arm with ``j`` better arms, ``count``:
+    pulls of each cell.
+    """
+    n, runs = flat.shape
+    for i in range(n):
+        for r in range(runs):
+            cell = flat[i, r]
+            cum[r] += gaps[cell]
+            running[i, r] = cum[r]
+            by_rank[i, ranks[cell]] += 1
+            count[cell] += 1
+
+
+@kernel
+def _book_moving(flat, gap, rank, cum, running, by_rank, count):
+    """``_book_stationary`` with the gap and rank of each pull recorded as the means moved."""
+    n, runs = flat.shape
+    for i in range(n):
+        for r in range(runs):
+            cum[r] += gap[i, r]
+            running[i, r] = cum[r]
+            by_rank[i, rank[i, r]] += 1
+            count[flat[i, r]] += 1
+
+
+@on_warm_up
+def _warm_up() -> None:
+    """Compile (or load from disk) the booking loops for the argument types a race passes."""
+    flat, cum, count = np.zeros((2, 3), dtype=np.int64), np.zeros(3), np.zeros(6, dtype=np.int64)
+    running, by_rank = np.empty((2, 3)), np.zeros((2, 2), dtype=np.int64)
+    _book_stationary(flat, np.zeros(6), np.zeros(6, dtype=np.uint8), cum, running, by_rank, count)
+    moving = np.zeros((2, 2, 3))  # the block's [K, n, R] arrays, sliced as a tally slices them
+    _book_moving(flat, moving[0, :2], moving.astype(np.uint8)[0, :2], cum, running, by_rank,
+                 count)
