@@ -155,6 +155,11 @@ def _warm_up() -> None:
     _argmax_keyed_ties(np.zeros((3, 2)), cells, _step_offset(Stream.TIE, 0),
                        np.empty(2, dtype=np.int64))
     _update_pulled(np.zeros(6), np.zeros(6), np.arange(2), np.ones(2), 0.0)
+    ctx = Context(arms=3, runs=2, cells=cells, local=np.arange(2), steps=2)
+    for agent in (UCB(), GaussianThompson(), Gradient(), Gradient(baseline=False)):
+        state = agent.start(ctx)
+        pulls = ctx.flat(agent.act(state, ctx, 0))
+        agent.learn(state, ctx, 0, pulls, np.ones(2))
 
 
 class Agent(ABC):
