@@ -131,6 +131,67 @@ def test_a_compiled_draw_rejected_every_time_is_the_posterior_mean(monkeypatch):
     assert all(y[r] == beta(scalar, 4, r, 0, 0.05, 1000.0, False) for r in range(0, 3000, 7))
 
 
+def test_single_precision_decisions_by_hand():
+    # Margin 1 everywhere; with A / (q + W) = 1 (log 0), logit 0 and ln(4 u1² u2) = −t, the test
+    # is t: accepted for sure at 2, rejected for sure at −2, unsure at 0.5 and −0.5.
+    tests = np.float32([2.0, -2.0, 0.5, -0.5, 3.0])
+    single = np.ones((6, 5), dtype=np.float32)
+    u = np.stack([np.zeros(5, dtype=np.float32), -tests])
+    w = np.float32([1.0, 1.0, 3.0, 1.0, 1.0])
+    y, unsure, rejected = np.full(5, np.nan), np.empty(5, dtype=np.int64), np.empty(5, np.int64)
+    n, r = cheng._decide32(u, w, np.zeros(5, dtype=np.float32), single, np.full(5, 1.0), y,
+                           unsure, rejected)
+    assert (n, r) == (2, 1)
+    np.testing.assert_array_equal(unsure[:n], [2, 3])
+    np.testing.assert_array_equal(rejected[:r], [1])
+    np.testing.assert_array_equal(y, [0.5, 0.5, 0.75, 0.5, 0.5])  # W / (q + W), q = 1
+    # Later attempts, in order: cell 7 accepts its second (W = 3), cell 8 is unsure at its
+    # second (attempt 2), cell 9 rejects both (next attempt 3), cell 6 accepts its first.
+    tests = np.float32([[-2.0, -2.0, -2.0, 2.0], [2.0, 0.0, -2.0, -2.0]])  # [J=2, 4 cells]
+    u = np.stack([np.zeros((2, 4), dtype=np.float32), -tests])
+    w = np.float32([[1.0, 1.0, 1.0, 1.0], [3.0, 1.0, 1.0, 1.0]])
+    y, todo, tried = np.full(10, np.nan), np.full(10, -1), np.full(10, -1)
+    start = cheng._decide32_at(u, w, np.zeros((2, 4), dtype=np.float32),
+                               np.ones((6, 4), dtype=np.float32), np.full(10, 1.0), y,
+                               np.array([7, 8, 9, 6]), todo, tried, 3)
+    assert start == 5
+    np.testing.assert_array_equal(todo[3:5], [8, 9])
+    np.testing.assert_array_equal(tried[3:5], [2, 3])
+    assert (y[7], y[6]) == (0.75, 0.5)
+    assert np.isnan(y[[8, 9]]).all()
+
+
+def test_later_single_precision_attempts_equal_uniforms32():
+    cells = B.Noise(3).cells(np.arange(50), np.arange(2)[:, None])
+    counters = cells.reshape(-1) + noise_module._step_offset(S.SAMPLE, 6)
+    params = beta_params(2.0, 5.0, cells.size)
+    single = single_rows(params)
+    todo = np.array([7, 0, 99, 42])
+    out = np.empty((2, 2, todo.size), dtype=np.float32)
+    sub = cheng._ratios32_at(counters, todo, noise_module._DRAW_OFFSETS[1:3], single, out,
+                             np.empty((6, todo.size), dtype=np.float32))
+    np.testing.assert_array_equal(sub, single[:, todo])
+    bits = noise_module._mix(counters[todo] + noise_module._DRAW_OFFSETS[1:3, None])
+    np.testing.assert_array_equal(np.log(out), cheng.uniforms32(bits).swapaxes(0, 1))
+
+
+@pytest.mark.parametrize("single", [True, False])
+def test_compiled_attempts_from_each_cells_own_attempt(single):
+    # Cells starting at attempts 0, 1 and 3 make the attempts the numpy code makes from there.
+    cells = B.Noise(2).cells(np.arange(600), np.arange(3)[:, None])
+    params = beta_params(0.5, 30.0, cells.size)
+    counters = cells.reshape(-1) + noise_module._step_offset(S.SAMPLE, 8)
+    start = np.arange(cells.size) % 3
+    start[start == 2] = 3
+    numpy_way, compiled = np.full(cells.size, np.nan), np.full(cells.size, np.nan)
+    for tried in (0, 1, 3):
+        todo = (start == tried).nonzero()[0]
+        cheng._attempt_exactly(numpy_way, todo, tried, counters, params, single, 2)
+    cheng._attempt_compiled(compiled, np.arange(cells.size), start.copy(), counters, params,
+                            single, 4)
+    np.testing.assert_array_equal(compiled, numpy_way)
+
+
 def test_posterior_updates_by_hand():
     cells = B.Noise(0).cells(np.arange(1200), np.arange(2)[:, None])  # more than FEW_CELLS
     posteriors = cheng.Posteriors(cells, 1.0, 1.0, steps=10)
