@@ -155,6 +155,11 @@ def _warm_up() -> None:
     _argmax_keyed_ties(np.zeros((3, 2)), cells, _step_offset(Stream.TIE, 0),
                        np.empty(2, dtype=np.int64))
     _update_pulled(np.zeros(6), np.zeros(6), np.arange(2), np.ones(2), 0.0)
+    ctx = Context(arms=3, runs=2, cells=cells, local=np.arange(2), steps=2)
+    for agent in (UCB(), GaussianThompson(), Gradient(), Gradient(baseline=False)):
+        state = agent.start(ctx)
+        pulls = ctx.flat(agent.act(state, ctx, 0))
+        agent.learn(state, ctx, 0, pulls, np.ones(2))
 
 
 class Agent(ABC):
@@ -376,9 +381,22 @@ class UCB(_ActionValues):
 
     def act(self, state, ctx, step):
         """The arm with the largest upper confidence bound; untried arms first."""
-        q, n = state["Q"], state["N"]
-        bonus = self.c * np.sqrt(math.log(step + 1.0) / np.maximum(n, 1.0))
-        return _argmax_random_ties(np.where(n > 0, q + bonus, np.inf), ctx, step)
+        bounds = _upper_bounds(state["Q"], state["N"], float(self.c), math.log(step + 1.0),
+                               np.empty((ctx.arms, ctx.runs)))
+        return _argmax_random_ties(bounds, ctx, step)
+
+
+@kernel
+def _upper_bounds(q, n, c, log_t, out):
+    """``out = Q + c √(ln t / N)`` where ``N > 0``, and ``+inf`` for untried arms."""
+    arms, runs = q.shape
+    for a in range(arms):
+        for r in range(runs):
+            if n[a, r] > 0:
+                out[a, r] = q[a, r] + c * np.sqrt(log_t / max(n[a, r], 1.0))
+            else:
+                out[a, r] = np.inf
+    return out
 
 
 @dataclass(frozen=True)
@@ -436,22 +454,46 @@ class GaussianThompson(Agent):
 
     def act(self, state, ctx, step):
         """Draw ``θ = m + z/√λ`` for every arm and pull the largest."""
-        theta = state["z"].at(step) * state["sd"]
-        theta += state["mean"]
-        return _argmax(theta, ctx)
+        return _argmax_sample(state["z"].at(step), state["sd"], state["mean"],
+                              np.empty(ctx.runs, dtype=np.int64))
 
     def learn(self, state, ctx, step, pulls, rewards):
         """Update the pulled arm's count, sum, posterior mean and standard deviation."""
-        n, s = state["N"].reshape(-1), state["S"].reshape(-1)
-        count = n[pulls] + 1.0
-        n[pulls] = count
-        total = s[pulls] + rewards
-        s[pulls] = total
-        precision = 1.0 / self.prior_sd**2 + count / self.noise_sd**2
-        state["mean"].reshape(-1)[pulls] = (
-            self.prior_mean / self.prior_sd**2 + total / self.noise_sd**2
-        ) / precision
-        state["sd"].reshape(-1)[pulls] = 1.0 / np.sqrt(precision)
+        prior = 1.0 / self.prior_sd**2
+        _posterior_step(state["N"].reshape(-1), state["S"].reshape(-1),
+                        state["mean"].reshape(-1), state["sd"].reshape(-1), pulls, rewards,
+                        prior, self.prior_mean / self.prior_sd**2, self.noise_sd**2)
+
+
+@kernel
+def _argmax_sample(z, sd, mean, out):
+    """``out[r]``: the first arm with the largest ``θ = z · sd + mean`` (single precision)."""
+    arms, runs = z.shape
+    top = np.empty(runs, dtype=np.float32)
+    for a in range(arms):
+        for r in range(runs):
+            theta = z[a, r] * sd[a, r]
+            theta += mean[a, r]
+            if a == 0 or theta > top[r]:
+                top[r], out[r] = theta, a
+    return out
+
+
+@kernel
+def _posterior_step(n, s, mean, sd, pulls, rewards, prior, prior_term, noise_var):
+    """The Gaussian posterior of each pulled cell ``i = pulls[r]``, after its reward.
+
+    ``N_i ← N_i + 1``, ``S_i ← S_i + R_r``, then the precision ``λ = prior + N_i / noise_var``,
+    the mean ``(prior_term + S_i / noise_var) / λ`` and the standard deviation ``1/√λ``, both
+    stored in single precision.
+    """
+    for r in range(pulls.size):
+        i = pulls[r]
+        n[i] += 1.0
+        s[i] += rewards[r]
+        precision = prior + n[i] / noise_var
+        mean[i] = np.float32((prior_term + s[i] / noise_var) / precision)
+        sd[i] = np.float32(1.0 / np.sqrt(precision))
 
 
 @dataclass(frozen=True)
@@ -564,29 +606,81 @@ class Gradient(Agent):
         """Sample ``A_t ~ π_t`` by inverting its CDF at a uniform (SAMPLE stream).
 
         ``π = e / Σe`` with ``e = exp(H − max H)``, in single precision (an action probability
-        to 7 digits is plenty, and twice as fast).
+        to 7 digits is plenty, and twice as fast). The exponential is numpy's; the shift
+        before it and the inverse CDF after it are compiled loops (``_shifted``,
+        ``_invert_cdf``).
         """
-        h = state["H"]
-        state["e"] = e = np.exp((h - np.maximum.reduce(h, axis=0)).astype(np.float32))
-        state["total"] = total = np.add.reduce(e, axis=0)
-        # Inverse-CDF sampling: the number of arms whose cumulative e is <= u·Σe. With many
-        # runs the cumulative sum goes arm by arm (whole rows), several times faster than
-        # np.add.accumulate, which is faster with few runs; both add in the same order.
-        if ctx.runs <= FEW_RUNS:
-            cum = np.add.accumulate(e, axis=0)
-        else:
-            cum = e.copy()
-            for a in range(1, ctx.arms):
-                np.add(cum[a], cum[a - 1], out=cum[a])
-        below = (cum <= state["u"].at(step) * total).view(np.uint8)
-        count = np.add.reduce(below, axis=0, dtype=np.uint8 if ctx.arms < 256 else np.uint16)
-        return np.minimum(count, ctx.arms - 1).astype(np.int64)
+        e = np.exp(_shifted(state["H"], state["e"]), out=state["e"])
+        return _invert_cdf(e, state["u"].at(step), state["total"], np.empty(ctx.runs, np.int64))
 
     def learn(self, state, ctx, step, pulls, rewards):
-        """Move every preference along ``(R − R̄)(1{a = A_t} − π(a))``, ``π = e / Σe``."""
-        if self.baseline:
-            state["baseline"] += (rewards - state["baseline"]) / (step + 1.0)
-        step_ = self.alpha * (rewards - state["baseline"])
-        h = state["H"]
-        h -= (step_ / state["total"]) * state["e"]
-        h.ravel()[pulls] += step_
+        """Move every preference along ``(R − R̄)(1{a = A_t} − π(a))``, ``π = e / Σe``.
+
+        The baseline ``R̄ ← R̄ + (R − R̄)/t`` first, if any (``_gradient_step``).
+        """
+        _gradient_step(state["H"], state["e"], state["total"], state["baseline"], pulls, rewards,
+                       float(self.alpha), bool(self.baseline), step + 1.0)
+
+
+@kernel
+def _shifted(h, out):
+    """``out = H − max_a H`` in each run (column), rounded to single precision.
+
+    The loops run over the arms and, inside, along the runs (contiguous in memory), as in all
+    the loops below.
+    """
+    arms, runs = h.shape
+    top = h[0].copy()
+    for a in range(1, arms):
+        for r in range(runs):
+            top[r] = max(top[r], h[a, r])
+    for a in range(arms):
+        for r in range(runs):
+            out[a, r] = np.float32(h[a, r] - top[r])
+    return out
+
+
+@kernel
+def _invert_cdf(e, u, total, out):
+    """``out[r]``: the arm whose share of the CDF of ``e[:, r]`` holds the uniform ``u[r]``.
+
+    That is the number of arms whose cumulative ``e`` is at most ``u[r] · total[r]`` (at most
+    the last arm), with ``total[r] = Σ_a e[a, r]`` stored; single precision, summed arm after
+    arm.
+    """
+    arms, runs = e.shape
+    total[:] = e[0]
+    for a in range(1, arms):
+        for r in range(runs):
+            total[r] += e[a, r]
+    cut = u * total
+    cum = e[0].copy()
+    out[:] = 0
+    for a in range(arms):
+        for r in range(runs):
+            if a:
+                cum[r] += e[a, r]
+            out[r] += cum[r] <= cut[r]
+    np.minimum(out, arms - 1, out)
+    return out
+
+
+@kernel
+def _gradient_step(h, e, total, baseline, pulls, rewards, alpha, with_baseline, t):
+    """The gradient bandit's update of every run, ``pulls`` ``[R]`` flat cells into ``H``.
+
+    With a baseline ``R̄ ← R̄ + (R − R̄)/t`` first; then ``H(a) ← H(a) − α (R − R̄) π(a)``
+    for every arm, ``π = e / total``, and ``+ α (R − R̄)`` at the pulled cell.
+    """
+    arms, runs = h.shape
+    if with_baseline:
+        for r in range(runs):
+            baseline[r] += (rewards[r] - baseline[r]) / t
+    move = alpha * (rewards - baseline)
+    share = move / total.astype(np.float64)
+    for a in range(arms):
+        for r in range(runs):
+            h[a, r] -= share[r] * np.float64(e[a, r])
+    flat = h.reshape(-1)
+    for r in range(runs):
+        flat[pulls[r]] += move[r]

@@ -37,6 +37,7 @@ import numpy as np
 
 from rlviz.bandits.noise import (
     _DRAW_OFFSETS,
+    _GOLDEN,
     _LOW32,
     _U32,
     Noise,
@@ -376,6 +377,12 @@ def compiled_draws(cells: np.ndarray, step: int, params: np.ndarray,
                    single: np.ndarray) -> np.ndarray:
     """``draws`` in compiled stages: the same draws, bit for bit.
 
+    Every attempt is first decided in single precision with the ``margin``, as ``draws``
+    decides attempt 0: attempt 0 of every cell, then ``LATER32`` more of the cells that rejected
+    it for sure. Only the cells left unsure, or rejected that many times, go on in double
+    precision, from their first attempt not decided (``_attempt_compiled``). The margin makes
+    every decision the double-precision one, so the draws are those of ``draws``.
+
     Args:
         cells: ``[A, R]`` ``Noise.cells``.
         step: 0-based step index.
@@ -386,25 +393,63 @@ def compiled_draws(cells: np.ndarray, step: int, params: np.ndarray,
         ``[A·R]`` the draws.
     """
     counters = cells.reshape(-1) + _step_offset(Stream.SAMPLE, step)
-    u = _ratios32(counters, np.empty((2, counters.size), dtype=_F32))
+    n = counters.size
+    u = _ratios32(counters, np.empty((2, n), dtype=_F32))
     np.log(u, out=u)  # uniforms32: the logit and ln(4 u1² u2)
     w = np.multiply(u[0], single[2])  # V = logit / λ
     np.exp(w, out=w)
     t = _cheng_ratio32(w, single, np.empty_like(w))  # W = p e^V; A / (q + W)
     np.log(t, out=t)
-    y = np.empty(counters.size)
-    todo = _decide32(u, w, t, single, params[1], y, np.empty(counters.size, dtype=np.int64))
-    _attempt_compiled(y, todo, 0, counters, params, True, 4)
+    y = np.empty(n)
+    todo, rejected = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    unsure, r = _decide32(u, w, t, single, params[1], y, todo, rejected)
+    tried = np.zeros(n, dtype=np.int64)
+    left = _attempt32_later(y, todo, tried, unsure, rejected[:r], counters, params, single)
+    _attempt_compiled(y, todo[:left], tried[:left], counters, params, True, 4)
     return y
 
 
+LATER32 = 2
+"""Attempts after the first made in single precision at once by the cells that rejected
+attempt 0 for sure (about one in eight): after two, about one in sixty of them is left."""
+
+
+def _attempt32_later(y, todo, tried, start, rejected, counters, params, single) -> int:
+    """Attempts ``1 .. LATER32`` in single precision of the cells ``rejected``.
+
+    Those cells rejected attempt 0 for sure. A cell takes its candidate at the first attempt
+    accepted for sure; it stops at the first attempt not decided for sure, or after all were
+    rejected for sure, and is then written to ``todo[start:]`` with that next attempt in
+    ``tried``.
+
+    Returns:
+        ``start`` plus the number of cells written.
+    """
+    m = rejected.size
+    if not m:
+        return start
+    u = np.empty((2, LATER32, m), dtype=_F32)
+    sub = _ratios32_at(counters, rejected, _DRAW_OFFSETS[1: 1 + LATER32], single, u,
+                       np.empty((6, m), dtype=_F32))
+    np.log(u, out=u)  # uniforms32 of those attempts
+    w = np.multiply(u[0], sub[2])  # V = logit / λ
+    np.exp(w, out=w)
+    t = _cheng_ratio32_at(w, sub, np.empty_like(w))  # W = p e^V; A / (q + W)
+    np.log(t, out=t)
+    return _decide32_at(u, w, t, sub, params[1], y, rejected, todo, tried, start)
+
+
 def _attempt_compiled(y, todo, tried, counters, params, single, batch) -> None:
-    """``_attempt_exactly`` in compiled stages: the same attempts, decisions and candidates."""
-    while todo.size and tried < ATTEMPTS:
-        tries = min(batch, ATTEMPTS - tried)
-        u = np.empty((2, tries, todo.size))
-        sub = _ratios64(counters, todo, _DRAW_OFFSETS[tried: tried + tries], params, u,
-                        np.empty((5, todo.size)))
+    """``_attempt_exactly`` in compiled stages: the same attempts, decisions and candidates.
+
+    ``tried`` is the number of attempts already made, one for all the cells ``todo`` or one
+    per cell (``[n]`` int64, overwritten).
+    """
+    if np.ndim(tried) == 0:
+        tried = np.full(todo.size, tried, dtype=np.int64)
+    while todo.size:
+        u = np.empty((2, batch, todo.size))
+        sub = _ratios64(counters, todo, tried, params, u, np.empty((5, todo.size)))
         np.log(u, out=u)  # uniforms: the logit and ln(h² l)
         w = np.multiply(u[0], sub[2])  # V = logit / λ
         np.exp(w, out=w)
@@ -412,31 +457,50 @@ def _attempt_compiled(y, todo, tried, counters, params, single, batch) -> None:
         np.log(bound, out=bound)
         hits = np.empty(todo.size, dtype=np.int64)
         ratio = np.empty((2, todo.size), dtype=_F32)
-        left, taken = _take_accepted(y, todo, counters, _DRAW_OFFSETS[tried: tried + tries], u,
-                                     w, bound, sub, single, hits, ratio)
+        left, taken = _take_accepted(y, todo, tried, counters, u, w, bound, sub, single, hits,
+                                     ratio, ATTEMPTS)
         if single and taken:  # the accepted candidates' W in single precision (``attempt32``)
             w32 = np.log(ratio[0, :taken])
             w32 *= ratio[1, :taken]  # 1/λ
             np.exp(w32, out=w32)
             _candidates32(y, hits[:taken], w32, params)
-        todo = todo[:left]
-        tried, batch = tried + tries, 4
-    if todo.size:  # all rejected (p < 1e-38): the posterior mean
-        y[todo] = params[0, todo] / params[4, todo]
+        todo, tried, batch = todo[:left], tried[:left], 4
+
+
+@kernel
+def _pair32(bits):
+    """``uniforms32`` of one draw before its logarithms: ``h / (2**32 − h)`` and ``4 u1² u2``."""
+    high = bits >> _U32
+    h = np.float32(high) + np.float32(0.5)
+    c = np.float32(high ^ _LOW32) + np.float32(0.5)
+    low = np.float32(bits & _LOW32) + np.float32(0.5)
+    return h / c, h * h * low * np.float32(2.0**-94)
 
 
 @kernel
 def _ratios32(counters, out):
-    """``uniforms32`` before its logarithms: ``h / (2**32 − 1 − h + 1/2)`` and ``4 u1² u2``."""
+    """``uniforms32`` before its logarithms (``_pair32``) of attempt 0 of every cell."""
     for i in range(counters.size):
-        bits = mix64(counters[i])
-        high = bits >> _U32
-        h = np.float32(high) + np.float32(0.5)
-        c = np.float32(high ^ _LOW32) + np.float32(0.5)
-        low = np.float32(bits & _LOW32) + np.float32(0.5)
-        out[0, i] = h / c
-        out[1, i] = h * h * low * np.float32(2.0**-94)
+        out[0, i], out[1, i] = _pair32(mix64(counters[i]))
     return out
+
+
+@kernel
+def _ratios32_at(counters, todo, offsets, single, out, sub):
+    """``_pair32`` of attempts ``offsets`` of the cells ``todo`` into ``out[:, j, k]``.
+
+    ``sub`` gets the single-precision rows of those cells. Returns ``sub``.
+    """
+    first = np.empty(todo.size, dtype=np.uint64)
+    for k in range(todo.size):
+        cell = todo[k]
+        first[k] = counters[cell]
+        for row in range(6):
+            sub[row, k] = single[row, cell]
+    for j in range(offsets.size):  # gathered first, so that this loop vectorises
+        for k in range(todo.size):
+            out[0, j, k], out[1, j, k] = _pair32(mix64(first[k] + offsets[j]))
+    return sub
 
 
 @kernel
@@ -449,30 +513,74 @@ def _cheng_ratio32(w, single, out):
 
 
 @kernel
-def _decide32(u, w, log_ratio, single, q, y, todo):
+def _cheng_ratio32_at(w, sub, out):
+    """``_cheng_ratio32`` of ``[J, n]`` attempts, the cells' rows in ``sub``."""
+    for j in range(w.shape[0]):
+        for k in range(w.shape[1]):
+            w[j, k] *= sub[0, k]
+            out[j, k] = sub[4, k] / (sub[1, k] + w[j, k])
+    return out
+
+
+@kernel
+def _decide32(u, w, log_ratio, single, q, y, unsure, rejected):
     """``attempt32``'s test from its logarithms; each cell takes its candidate ``Y``.
 
-    Returns the cells whose test does not clear the margin (a view of ``todo``).
+    The cells whose test is within the margin go into ``unsure``, those rejected for sure
+    (test below minus the margin) into ``rejected``.
+
+    Returns:
+        How many of each.
     """
     for i in range(w.size):  # no branch: these loops vectorise
         wide = np.float64(w[i])
         y[i] = wide / (q[i] + wide)
-    unsure = np.empty(w.size, dtype=np.bool_)
+    test = np.empty(w.size, dtype=np.float32)
     for i in range(w.size):
-        test = log_ratio[i] * single[4, i] + u[0, i] * single[3, i] - u[1, i]
-        unsure[i] = test < single[5, i]
-    n = 0
+        test[i] = log_ratio[i] * single[4, i] + u[0, i] * single[3, i] - u[1, i]
+    n = r = 0
     for i in range(w.size):
-        if unsure[i]:
-            todo[n] = i
+        if test[i] < -single[5, i]:
+            rejected[r] = i
+            r += 1
+        elif not test[i] >= single[5, i]:
+            unsure[n] = i
             n += 1
-    return todo[:n]
+    return n, r
 
 
 @kernel
-def _ratios64(counters, todo, offsets, params, out, sub):
-    """``uniforms`` before its logarithms for attempts ``offsets`` of the cells ``todo``.
+def _decide32_at(u, w, log_ratio, sub, q, y, cells, todo, tried, start):
+    """``_decide32`` for the attempts ``1, 2, ...`` of ``_attempt32_later``, in order.
 
+    ``cells[k]`` takes the candidate of its first attempt accepted for sure; if an attempt
+    before it is not decided for sure, or none is accepted, the cell goes to ``todo[start]``
+    with its next attempt in ``tried[start]``. Returns the new ``start``.
+    """
+    for k in range(w.shape[1]):
+        cell = cells[k]
+        after = w.shape[0] + 1  # all rejected for sure
+        for j in range(w.shape[0]):
+            test = log_ratio[j, k] * sub[4, k] + u[0, j, k] * sub[3, k] - u[1, j, k]
+            if test >= sub[5, k]:
+                wide = np.float64(w[j, k])
+                y[cell] = wide / (q[cell] + wide)
+                after = -1
+                break
+            if not test < -sub[5, k]:
+                after = j + 1
+                break
+        if after >= 0:
+            todo[start], tried[start] = cell, after
+            start += 1
+    return start
+
+
+@kernel
+def _ratios64(counters, todo, tried, params, out, sub):
+    """``uniforms`` before its logarithms for the next ``out.shape[1]`` attempts of ``todo``.
+
+    Cell ``todo[k]`` makes attempts ``tried[k], tried[k] + 1, ...``:
     ``out[0, j, k] = h / (2**32 − h)`` and ``out[1, j, k] = h² l`` (``h``, ``l`` plus 1/2);
     ``sub`` gets the parameter rows of those cells. Returns ``sub``.
     """
@@ -480,8 +588,8 @@ def _ratios64(counters, todo, offsets, params, out, sub):
         cell = todo[k]
         for row in range(5):
             sub[row, k] = params[row, cell]
-        for j in range(offsets.size):
-            bits = mix64(counters[cell] + offsets[j])
+        for j in range(out.shape[1]):
+            bits = mix64(counters[cell] + np.uint64(tried[k] + j) * _GOLDEN)
             high = np.float64(bits >> _U32) + 0.5
             low = np.float64(bits & _LOW32) + 0.5
             out[0, j, k] = high / (2.0**32 - high)
@@ -502,37 +610,43 @@ def _cheng_ratio64(w, sub, out):
 
 
 @kernel
-def _take_accepted(y, todo, counters, offsets, u, value, bound, sub, single, hits, ratio):
+def _take_accepted(y, todo, tried, counters, u, value, bound, sub, single, hits, ratio, limit):
     """Each cell of ``todo`` takes its first accepted attempt (``attempt``'s test).
 
     Its candidate goes into ``y``, or with ``single`` the cell goes into ``hits``, the
     ``_logit32`` ratio of that attempt into ``ratio[0]`` and ``1/λ`` into ``ratio[1]``, both in
-    single precision (its ``W`` is then made as ``attempt32`` makes it). The cells with no
-    accepted attempt are moved to the front of ``todo``.
+    single precision (its ``W`` is then made as ``attempt32`` makes it). A cell that has made
+    ``limit`` attempts, all rejected, takes the posterior mean ``p / (p + q)``. The other cells
+    with no accepted attempt are moved to the front of ``todo``, ``tried`` counting their
+    attempts.
 
     Returns:
         ``(left, taken)``: how many cells are left, how many ``hits``.
     """
     left = taken = 0
     for k in range(todo.size):
-        hit = -1
-        for j in range(offsets.size):
+        cell, hit = todo[k], -1
+        tries = min(u.shape[1], limit - tried[k])
+        for j in range(tries):
             log_z = u[1, j, k] + _LOG_Z_SHIFT
             if bound[j, k] * sub[4, k] + u[0, j, k] * sub[3, k] >= log_z:
                 hit = j
                 break
         if hit < 0:
-            todo[left] = todo[k]
-            left += 1
+            if tried[k] + tries < limit:
+                todo[left], tried[left] = cell, tried[k] + tries
+                left += 1
+            else:
+                y[cell] = sub[0, k] / sub[4, k]
         elif single:
-            high = mix64(counters[todo[k]] + offsets[hit]) >> _U32
+            high = mix64(counters[cell] + np.uint64(tried[k] + hit) * _GOLDEN) >> _U32
             h = np.float32(high) + np.float32(0.5)
             ratio[0, taken] = h / (np.float32(high ^ _LOW32) + np.float32(0.5))
             ratio[1, taken] = sub[2, k]
-            hits[taken] = todo[k]
+            hits[taken] = cell
             taken += 1
         else:
-            y[todo[k]] = value[hit, k]
+            y[cell] = value[hit, k]
     return left, taken
 
 
@@ -648,5 +762,8 @@ def _warm_up() -> None:
     for single in (True, False):
         _attempt_compiled(np.empty(cells.size), np.arange(cells.size), 0,
                           cells.reshape(-1), posteriors.params, single, 4)
+    _attempt32_later(np.empty(cells.size), np.empty(cells.size, dtype=np.int64),
+                     np.zeros(cells.size, dtype=np.int64), 0, np.arange(cells.size),
+                     cells.reshape(-1), posteriors.params, posteriors.rows32)
     posteriors.draw(0)
     posteriors.add(np.arange(2), np.array([True, False]))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from rlviz.compiled import kernel
+from rlviz.compiled import kernel, on_warm_up
 from rlviz.errors import InputError
 
 MAX_ARMS = 256
@@ -143,15 +143,13 @@ class Noise:
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
-    """Stafford's variant-13 finaliser of SplitMix64, in place on a uint64 array."""
-    t = np.right_shift(z, _U30, out=np.empty_like(z))
-    np.bitwise_xor(z, t, out=z)
-    np.multiply(z, _MIX1, out=z)
-    np.right_shift(z, _U27, out=t)
-    np.bitwise_xor(z, t, out=z)
-    np.multiply(z, _MIX2, out=z)
-    np.right_shift(z, _U31, out=t)
-    return np.bitwise_xor(z, t, out=z)
+    """Stafford's variant-13 finaliser of SplitMix64 on a uint64 array (in place if contiguous).
+
+    Returns the mixed array (``mix64`` of every element, a compiled loop).
+    """
+    z = z if z.flags.c_contiguous else z.copy(order="C")
+    _mix_all(z.reshape(-1))
+    return z
 
 
 @kernel
@@ -160,6 +158,13 @@ def mix64(z):
     z = (z ^ (z >> _U30)) * _MIX1
     z = (z ^ (z >> _U27)) * _MIX2
     return z ^ (z >> _U31)
+
+
+@kernel
+def _mix_all(z):
+    """``z[i] = mix64(z[i])`` for every element of a flat uint64 array."""
+    for i in range(z.size):
+        z[i] = mix64(z[i])
 
 
 @kernel
@@ -197,15 +202,13 @@ def gaussian(bits: np.ndarray) -> np.ndarray:
     ``u2`` from the low 32 bits. The cosine is taken in single precision (error about
     ``1e-7``, far below any sampling error) because it is 30 times faster.
     """
-    z = np.right_shift(bits, _U32).astype(np.uint32).astype(np.float64)  # exact
-    z += 0.5
-    z *= 2.0**-32
+    bits = bits if bits.flags.c_contiguous else bits.copy(order="C")
+    z, angle = np.empty(bits.shape), np.empty(bits.shape, np.float32)
+    _halves(bits.reshape(-1), z.reshape(-1), angle.reshape(-1))
     np.log(z, out=z)
     z *= -2.0
     np.sqrt(z, out=z)
-    angle = bits.astype(np.uint32).astype(np.float64)  # the low 32 bits
-    angle *= 2.0 * np.pi * 2.0**-32
-    z *= np.cos(angle.astype(np.float32))
+    z *= np.cos(angle)
     return z
 
 
@@ -227,20 +230,41 @@ def gaussian_rows(bits: np.ndarray, rows: int) -> np.ndarray:
     Returns:
         ``[..., rows, R]`` float32.
     """
-    u1 = np.right_shift(bits, _U32).astype(np.uint32).astype(np.float64)
-    u1 += 0.5
-    u1 *= 2.0**-32
-    r = np.log(u1.astype(np.float32))
+    bits = bits if bits.flags.c_contiguous else bits.copy(order="C")
+    u1, angle = np.empty(bits.shape, np.float32), np.empty(bits.shape, np.float32)
+    _halves32(bits.reshape(-1), u1.reshape(-1), angle.reshape(-1))
+    r = np.log(u1)
     r *= np.float32(-2.0)
     np.sqrt(r, out=r)
-    angle = bits.astype(np.uint32).astype(np.float64)  # the low 32 bits
-    angle *= 2.0 * np.pi * 2.0**-32
-    angle = angle.astype(np.float32)
     half = rows // 2
     out = np.empty((*bits.shape[:-2], rows, bits.shape[-1]), dtype=np.float32)
     np.multiply(r, np.cos(angle), out=out[..., 0::2, :])
     np.multiply(r[..., :half, :], np.sin(angle[..., :half, :]), out=out[..., 1::2, :])
     return out
+
+
+_TURN = 2.0 * np.pi * 2.0**-32
+"""One step of the low 32 bits, in radians."""
+
+
+@kernel
+def _halves(bits, u1, angle):
+    """``_halves32`` with ``u1`` kept in double precision (exact)."""
+    for i in range(bits.size):
+        u1[i] = (np.float64(bits[i] >> _U32) + 0.5) * 2.0**-32
+        angle[i] = np.float32(np.float64(bits[i] & _LOW32) * _TURN)
+
+
+@kernel
+def _halves32(bits, u1, angle):
+    """Box–Muller's inputs from flat uint64 ``bits``, in single precision.
+
+    ``u1 = (h + 1/2) / 2**32`` of the high 32 bits ``h`` and ``angle = 2π l / 2**32`` of the
+    low 32 bits ``l``, each computed in double precision, then rounded once.
+    """
+    for i in range(bits.size):
+        u1[i] = np.float32((np.float64(bits[i] >> _U32) + 0.5) * 2.0**-32)
+        angle[i] = np.float32(np.float64(bits[i] & _LOW32) * _TURN)
 
 
 def _coin_below(bits: np.ndarray, p: float | np.ndarray) -> np.ndarray:
@@ -313,3 +337,11 @@ def _step_offsets(stream: int, first: int, count: int) -> np.ndarray:
         raise ValueError("step index out of range")
     steps = np.arange(count, dtype=np.uint64) << np.uint64(36)
     return np.add(np.multiply(steps, _GOLDEN), _step_offset(stream, first))
+
+
+@on_warm_up
+def _warm_up() -> None:
+    """Compile (or load from disk) the loops for the argument types a race passes."""
+    bits = _mix(np.arange(4, dtype=np.uint64))
+    gaussian(bits)
+    gaussian_rows(bits.reshape(1, 2, 2), 3)

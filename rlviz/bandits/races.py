@@ -18,8 +18,10 @@ from rlviz.bandits.noise import (
     _mix,
     _step_offset,
     gaussian_rows,
+    mix64,
 )
 from rlviz.bandits.testbeds import Testbed
+from rlviz.compiled import kernel, on_warm_up
 from rlviz.errors import InputError
 
 CHUNK_CELLS = 1 << 15
@@ -299,12 +301,10 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
     counts = [np.zeros(arms * size, dtype=np.int64) for _ in agents]
     pulls = np.empty((len(agents), size), dtype=np.int64)  # [K, R] flat (arm, run) indices
     first = means = testbed.initial_means(noise, ids)
-    flat_means = means.reshape(-1)
     gaps = ranks = best = None
     for step in range(steps):
         if step and walk is not None:
             means = testbed.drift(means, walk.at(step))
-            flat_means = means.reshape(-1)
         if step == 0 or walk is not None:
             best = np.maximum.reduce(means, axis=0)
             sorted_means = np.sort(means, axis=0)[::-1].sum(axis=1)
@@ -315,17 +315,12 @@ def _race_chunk(agents, testbed, noise, ids, steps, tallies, rank_means):
         rank_means[step] += sorted_means
         for agent, state, flat in zip(agents, states, pulls, strict=True):
             np.add(agent.act(state, ctx, step) * size, ctx.local, out=flat)  # ctx.flat
-        chosen = flat_means[pulls]
+        row = step % STEP_BLOCK
+        chosen = block.record(row, pulls, means, best)  # the true means of the pulled arms
         rewards = rewards_of.at(step, pulls, chosen)
         for agent, state, flat, reward in zip(agents, states, pulls, rewards, strict=True):
             agent.learn(state, ctx, step, flat, reward)
-        row = step % STEP_BLOCK
-        block.flat[:, row] = pulls
         block.reward[:, row] = rewards
-        if walk is not None:
-            block.gap[:, row] = best - chosen
-            better = (means > chosen[:, None, :]).view(np.uint8)
-            np.add.reduce(better, axis=1, dtype=np.uint8, out=block.rank[:, row])
         if row == STEP_BLOCK - 1 or step == steps - 1:
             for k, (tally, cum, count) in enumerate(zip(tallies, carried, counts, strict=True)):
                 block.tally(k, step - row, row + 1, tally, cum, count, gaps, ranks)
@@ -357,6 +352,8 @@ class _Rewards:
                                     lambda bits, first: testbed.draw(bits))
         elif racers > 2:  # racers often pull the same arm: draw each pulled cell once
             self.pulled = np.empty(self.flat_cells.size, dtype=bool)
+            self.cells = np.empty(self.flat_cells.size, dtype=np.int64)
+            self.bits = np.empty(self.flat_cells.size, dtype=np.uint64)
             self.draws = np.empty(self.flat_cells.size)
 
     def at(self, step: int, pulls: np.ndarray, chosen_means: np.ndarray) -> np.ndarray:
@@ -367,12 +364,45 @@ class _Rewards:
         if self.pulled is None:
             draws = self.testbed.draw(_mix(np.add(self.flat_cells[pulls], offset)))
         else:
-            self.pulled[:] = False
-            self.pulled[pulls] = True
-            cells = self.pulled.nonzero()[0]
-            self.draws[cells] = self.testbed.draw(_mix(np.add(self.flat_cells[cells], offset)))
-            draws = self.draws[pulls]
+            cells = _pulled_cells(pulls.reshape(-1), self.pulled, self.cells)
+            bits = _mixed_at(self.flat_cells, cells, offset, self.bits)
+            draws = _spread(self.testbed.draw(bits), cells, self.draws, pulls,
+                            np.empty(pulls.shape))
         return self.testbed.pay(draws, chosen_means)
+
+
+@kernel
+def _pulled_cells(pulls, pulled, out):
+    """The distinct cells of ``pulls``, in increasing order (``out`` holds every cell)."""
+    pulled[:] = False
+    for i in pulls:
+        pulled[i] = True
+    n = 0
+    for cell in range(pulled.size):
+        if pulled[cell]:
+            out[n] = cell
+            n += 1
+    return out[:n]
+
+
+@kernel
+def _mixed_at(flat_cells, cells, offset, out):
+    """The REWARD bits ``mix64(flat_cells[c] + offset)`` of the cells ``c`` in ``cells``."""
+    bits = out[:cells.size]
+    for j in range(cells.size):
+        bits[j] = mix64(flat_cells[cells[j]] + offset)
+    return bits
+
+
+@kernel
+def _spread(draws, cells, at_cells, pulls, out):
+    """``out = d[pulls]`` for the draws ``d`` that are ``draws`` at ``cells``."""
+    for j in range(cells.size):
+        at_cells[cells[j]] = draws[j]
+    for k in range(pulls.shape[0]):
+        for r in range(pulls.shape[1]):
+            out[k, r] = at_cells[pulls[k, r]]
+    return out
 
 
 class _Block:
@@ -383,9 +413,21 @@ class _Block:
         self.arms = ctx.arms
         self.flat = np.empty(shape, dtype=np.int64)  # flat (arm, run) index of each pull
         self.reward = np.empty(shape)
-        if not stationary:  # the gap and rank of a pull change with the means
-            self.gap = np.empty(shape)
-            self.rank = np.empty(shape, dtype=np.uint8)
+        self.stationary = stationary
+        if stationary:  # only moving means change the gap and rank of a pull
+            shape = (0, 0, 0)
+        self.gap = np.empty(shape)
+        self.rank = np.empty(shape, dtype=np.uint8)
+        self.chosen = np.empty((agents, ctx.runs))
+
+    def record(self, row: int, pulls: np.ndarray, means: np.ndarray,
+               best: np.ndarray) -> np.ndarray:
+        """Keep the pulls ``[K, R]`` of a step at ``row``; return the true means of the pulled arms.
+
+        On moving means also the gap ``best − q(A)`` of each pull and how many arms are better.
+        """
+        return _record(row, pulls, np.ascontiguousarray(means), best, not self.stationary,
+                       self.flat, self.gap, self.rank, self.chosen)
 
     def tally(self, agent: int, start: int, n: int, tally: _Tally, cum: np.ndarray,
               count: np.ndarray, gaps: np.ndarray | None, ranks: np.ndarray | None) -> None:
@@ -395,19 +437,90 @@ class _Block:
         (no arm better), which is the same as a zero gap.
         """
         flat = self.flat[agent, :n]
-        gap = gaps[flat] if gaps is not None else self.gap[agent, :n]
-        rank = ranks[flat] if ranks is not None else self.rank[agent, :n]
         stop = start + n
         tally.reward[start:stop] += self.reward[agent, :n].sum(axis=1)
-        running = np.empty_like(gap)  # each run's regret, summed step by step in order
-        np.add(cum, gap[0], out=running[0])
-        for i in range(1, n):
-            np.add(running[i - 1], gap[i], out=running[i])
-        cum[:] = running[-1]
+        running = np.empty((n, flat.shape[1]))  # each run's regret, summed step by step in order
+        by_rank = np.zeros((n, self.arms), dtype=np.int64)
+        if gaps is not None:
+            _book_stationary(flat, gaps, ranks, cum, running, by_rank, count)
+        else:
+            _book_moving(flat, self.gap[agent, :n], self.rank[agent, :n], cum, running, by_rank,
+                         count)
         tally.regret[start:stop] += running.sum(axis=1)
         tally.regret_sq[start:stop] += np.einsum("ij,ij->i", running, running)
-        by_rank = np.bincount((rank + self.arms * np.arange(n)[:, None]).ravel(),
-                              minlength=n * self.arms).reshape(n, self.arms)
         tally.by_rank[start:stop] += by_rank
         tally.optimal[start:stop] += by_rank[:, 0]
-        count += np.bincount(flat.ravel(), minlength=count.size)
+
+
+@kernel
+def _record(row, pulls, means, best, moving, flat, gap, rank, chosen):
+    """``_Block.record`` of every racer's pulls ``[K, R]`` (flat cells) at one step.
+
+    ``flat[k, row] = pulls[k]``, ``chosen[k, r] = q(pulls[k, r])`` and, on moving means,
+    ``gap[k, row, r] = best[r] − chosen[k, r]`` and ``rank[k, row, r]``: how many arms have a
+    mean above ``chosen[k, r]``.
+    """
+    flat_means = means.reshape(-1)
+    arms = means.shape[0]
+    for k in range(pulls.shape[0]):
+        for r in range(pulls.shape[1]):
+            flat[k, row, r] = pulls[k, r]
+            chosen[k, r] = flat_means[pulls[k, r]]
+        if moving:
+            for r in range(pulls.shape[1]):
+                gap[k, row, r] = best[r] - chosen[k, r]
+                better = 0
+                for a in range(arms):
+                    better += means[a, r] > chosen[k, r]
+                rank[k, row, r] = better
+    return chosen
+
+
+@kernel
+def _book_stationary(flat, gaps, ranks, cum, running, by_rank, count):
+    """The pulls ``flat`` ``[n, R]`` of a block on fixed means, booked step after step.
+
+    ``running[i, r] = cum[r] + Σ_{j ≤ i} gaps[flat[j, r]]`` (then ``cum = running[-1]``),
+    ``by_rank[i, j]``: the pulls at step ``i`` of an arm with ``j`` better arms, ``count``:
+    pulls of each cell.
+    """
+    n, runs = flat.shape
+    for i in range(n):
+        for r in range(runs):
+            cell = flat[i, r]
+            cum[r] += gaps[cell]
+            running[i, r] = cum[r]
+            by_rank[i, ranks[cell]] += 1
+            count[cell] += 1
+
+
+@kernel
+def _book_moving(flat, gap, rank, cum, running, by_rank, count):
+    """``_book_stationary`` with the gap and rank of each pull recorded as the means moved."""
+    n, runs = flat.shape
+    for i in range(n):
+        for r in range(runs):
+            cum[r] += gap[i, r]
+            running[i, r] = cum[r]
+            by_rank[i, rank[i, r]] += 1
+            count[flat[i, r]] += 1
+
+
+@on_warm_up
+def _warm_up() -> None:
+    """Compile (or load from disk) the booking loops for the argument types a race passes."""
+    flat, cum, count = np.zeros((2, 3), dtype=np.int64), np.zeros(3), np.zeros(6, dtype=np.int64)
+    running, by_rank = np.empty((2, 3)), np.zeros((2, 2), dtype=np.int64)
+    _book_stationary(flat, np.zeros(6), np.zeros(6, dtype=np.uint8), cum, running, by_rank, count)
+    moving = np.zeros((2, 2, 3))  # the block's [K, n, R] arrays, sliced as a tally slices them
+    _book_moving(flat, moving[0, :2], moving.astype(np.uint8)[0, :2], cum, running, by_rank,
+                 count)
+    pulled, cells = np.empty(6, dtype=bool), np.empty(6, dtype=np.int64)
+    pulls = _pulled_cells(flat.reshape(-1), pulled, cells)
+    bits = _mixed_at(Noise(0).cells(np.arange(6)), pulls, _step_offset(Stream.REWARD, 0),
+                     np.empty(6, dtype=np.uint64))
+    _spread(bits.astype(np.float64), pulls, np.empty(6), flat, np.empty(flat.shape))
+    ctx = Context(arms=3, runs=2, cells=np.zeros((3, 2), dtype=np.uint64), local=np.arange(2))
+    means = np.zeros((3, 2))
+    for stationary in (True, False):
+        _Block(2, 4, ctx, stationary).record(1, flat[:, :2].copy(), means, means[0])
