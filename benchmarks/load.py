@@ -285,7 +285,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_healthy(base_url: str, timeout: float = 90) -> None:
+def wait_healthy(base_url: str, timeout: float = 240) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:

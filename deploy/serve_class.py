@@ -84,7 +84,7 @@ class ClassServer:
                 start_new_session=True,
             ))
         for port in self.backends:
-            if not _healthy(f"http://127.0.0.1:{port}/_stcore/health", 90):
+            if not _healthy(f"http://127.0.0.1:{port}/_stcore/health", 240):
                 self.stop()
                 raise RuntimeError(f"the rlviz server on port {port} did not start")
         conf = self.run_dir / "nginx.conf"

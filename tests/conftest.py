@@ -148,7 +148,9 @@ def start_server(port: int, *extra: str, script: Path = ROOT / "app.py") -> subp
          "--server.port", str(port), "--server.address", "127.0.0.1", *extra],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
     )
-    deadline = time.monotonic() + 90
+    # Patience, not a budget: a fresh clone's first server compiles every loop of
+    # rlviz.compiled once (about 25 s on a quiet 2-core machine, more on a busy one).
+    deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"streamlit exited: {proc.stdout.read().decode()[-2000:]}")
@@ -159,7 +161,7 @@ def start_server(port: int, *extra: str, script: Path = ROOT / "app.py") -> subp
         except OSError:
             time.sleep(0.3)
     proc.kill()
-    raise RuntimeError("streamlit did not become healthy within 90 s")
+    raise RuntimeError("streamlit did not become healthy within 240 s")
 
 
 @pytest.fixture(scope="session")
