@@ -265,8 +265,9 @@ with ui.page("bandits", intro=INTRO) as page:
     )
     page.equations(bandits.EQUATIONS)
     # Each agent's select (act) and update (learn) steps first: the race calls exactly these.
-    page.source(*dict.fromkeys(type(a) for a in agents), bandits.race, _race_chunk, type(testbed),
-                bandits.Noise)
+    steps = (x for kind in dict.fromkeys(type(a) for a in agents)
+             for x in (kind, *bandits.compiled_steps(kind)))
+    page.source(*dict.fromkeys(steps), bandits.race, _race_chunk, type(testbed), bandits.Noise)
     page.export(
         figures={"regret": regret, "regret-log-log": regret_loglog, "reward": reward,
                  "optimal": optimal, "snapshot": snapshot, "pulls": pulls},

@@ -28,3 +28,11 @@ def test_a_compiled_loop_counts_as_run_only_when_called():
     assert pg.reinforce_run.py_func.__code__ in called
     assert pg.actor_critic_run.py_func.__code__ not in called
     assert type(pg.reinforce_run).__name__ == "CPUDispatcher"  # put back
+
+
+@pytest.mark.slow
+def test_the_bandit_panel_shows_only_what_a_bernoulli_race_ran():
+    """On Bernoulli arms Thompson sampling is the Beta agent, with its own sampler and loops."""
+    info = next(p for p in WRITTEN if p.slug == "bandits")
+    query = {"testbed": "bernoulli", "racers": "thompson,ucb", "runs": "200", "steps": "200"}
+    assert unrun_shown_code(info.file, info.slug, query=query) == []

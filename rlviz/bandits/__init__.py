@@ -37,6 +37,7 @@ from rlviz.bandits.agents import (
     GaussianThompson,
     Gradient,
     Optimistic,
+    compiled_steps,
 )
 from rlviz.bandits.beta import ATTEMPTS as BETA_ATTEMPTS
 from rlviz.bandits.beta import MIN_PRIOR
@@ -90,6 +91,7 @@ __all__ = [
     "BetaThompson",
     "book_race",
     "BookValue",
+    "compiled_steps",
     "Context",
     "EpsilonGreedy",
     "gaussian",

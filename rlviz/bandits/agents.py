@@ -684,3 +684,21 @@ def _gradient_step(h, e, total, baseline, pulls, rewards, alpha, with_baseline, 
     flat = h.reshape(-1)
     for r in range(runs):
         flat[pulls[r]] += move[r]
+
+
+_COMPILED_STEPS: dict[type, tuple] = {
+    EpsilonGreedy: (_argmax_keyed_ties, _update_pulled),
+    Optimistic: (_argmax_keyed_ties, _update_pulled),
+    UCB: (_upper_bounds, _argmax_keyed_ties, _update_pulled),
+    GaussianThompson: (_argmax_sample, _posterior_step),
+    BetaThompson: (cheng.Posteriors, _first_argmax),
+    Gradient: (_shifted, _invert_cdf, _gradient_step),
+}
+
+
+def compiled_steps(agent_type: type) -> tuple:
+    """The compiled loops (and the sampler) that ``agent_type``'s ``act`` and ``learn`` call.
+
+    A code panel shows them right after the agent, where its methods hand the work over.
+    """
+    return _COMPILED_STEPS.get(agent_type, ())
