@@ -25,6 +25,48 @@ setInterval(() => {
 """
 
 
+# Every drawn chart's problems, as sentences: a text (tick label, axis or chart title, legend
+# entry, note) reaching past the chart's edge, or an axis title running into its tick labels.
+# Charts size their margins themselves (no automargin, see rlviz.figures.theme), so this is
+# what tells when a label outgrew them. With ``panels`` false, a chart of panels side by side
+# is passed over (on a phone each panel is a few dozen pixels wide).
+CHART_PROBLEMS = """(panels) => {
+  const problems = [];
+  document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot').forEach((gd, n) => {
+    const svg = gd.querySelector('.main-svg'), fl = gd._fullLayout;
+    if (!svg || !fl || !gd.offsetParent || gd.closest('details:not([open])')) return;
+    const axes = Object.keys(fl).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => fl[k]);
+    const xs = axes.filter(a => a._id[0] === 'x' && a.visible);
+    const sideBySide = xs.some(a => xs.some(b => a.domain[1] <= b.domain[0] + 1e-6));
+    if (!panels && sideBySide) return;
+    const named = (a) => a && a.title && a.title.text && !/^Click to enter/.test(a.title.text)
+      ? a.title.text : '';
+    const name = `chart ${n + 1} (${[fl.xaxis, fl.yaxis].map(named).join(' / ')})`;
+    const box = svg.getBoundingClientRect();
+    for (const t of gd.querySelectorAll('[class$="tick"] text, .g-gtitle text, '
+        + '[class^="g-"][class$="title"] text, .legendtext, .annotation-text, .cbaxis text')) {
+      const r = t.getBoundingClientRect();
+      if (!r.width || !t.textContent.trim()) continue;
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1
+          || r.bottom > box.bottom + 1)
+        problems.push(`${name}: "${t.textContent}" is cut off`);
+    }
+    for (const ax of axes) {
+      const title = gd.querySelector(`.g-${ax._id}title text`);
+      if (!ax.visible || !title || !title.textContent.trim()) continue;
+      const a = title.getBoundingClientRect();
+      const hit = Array.from(gd.querySelectorAll(`.${ax._id}tick text`)).find(t => {
+        const b = t.getBoundingClientRect();
+        return Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+          && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+      });
+      if (hit) problems.push(`${name}: the ${ax._id} title runs into the label "${hit.textContent}"`);
+    }
+  });
+  return problems;
+}"""
+
+
 def shoot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
@@ -97,6 +139,7 @@ def test_navigate_move_a_slider_and_redraw(server, browser, info):
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
         in_view_at_1280x720(page)
+        assert not page.evaluate(CHART_PROBLEMS, True)
 
         # Listen for the next redraw of any chart, then nudge the first sidebar slider.
         # Streamlit may replace a chart's element instead of redrawing it, so a new element
@@ -122,6 +165,8 @@ def test_navigate_move_a_slider_and_redraw(server, browser, info):
         assert page.locator('[data-testid="stException"]').count() == 0
         shoot(page, f"page-{info.slug}")
         equations_render(page)
+        on_a_phone_the_charts_fit(page)
+        shoot(page, f"phone-{info.slug}")
         assert not foreign, f"requests that left the machine: {foreign}"
     finally:
         context.close()
@@ -138,6 +183,18 @@ def in_view_at_1280x720(page) -> None:
     share = page.get_by_role("button", name="Share this view").bounding_box()
     assert share is not None and share["y"] + share["height"] <= 720
     assert share["x"] + share["width"] <= 1280
+
+
+def on_a_phone_the_charts_fit(page) -> None:
+    """Narrowed to a phone's width, every chart redraws to it and keeps its texts inside it,
+    clear of each other (a chart of panels side by side is passed over)."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function("""() => Array.from(document.querySelectorAll(
+        '[data-testid="stPlotlyChart"] .js-plotly-plot')).every(gd => !gd.offsetParent
+        || gd.closest('details:not([open])') || (gd._fullLayout && gd._fullLayout.width <= 390))
+        """, timeout=60_000)
+    settle(page)
+    assert not page.evaluate(CHART_PROBLEMS, False)
 
 
 def equations_render(page) -> None:

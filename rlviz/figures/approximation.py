@@ -142,7 +142,7 @@ def _log_axis(values: list[np.ndarray]) -> dict:
     span = hi - lo
     dtick = 1 if span <= 5 else 2 if span <= 10 else 3 if span <= 15 else 4
     return dict(type="log", range=[lo - 0.05, hi + 0.05], dtick=dtick, exponentformat="power",
-                showexponent="all", minor=dict(showgrid=False, ticks=""), automargin=True)
+                showexponent="all", minor=dict(showgrid=False, ticks=""))
 
 
 def _above(x: np.ndarray, *ys: np.ndarray) -> list[np.ndarray]:
@@ -259,7 +259,7 @@ def method_figure(run: Run, *, title: str, unit: str, scale: str = "linear",
                           text=f"diverged at {at:,}", xanchor="right", yanchor="bottom",
                           font=dict(size=11, color=DIVERGES)))
     weights_axis = dict(title="weights" if scale == "linear" else "weights (signed log)",
-                        domain=[0.47, 1.0], automargin=True)
+                        domain=[0.47, 1.0])
     if scale == "signed log":
         weights_axis.update(_slog_axis(top))
     n_runs = run.weights.shape[1]
@@ -267,7 +267,7 @@ def method_figure(run: Run, *, title: str, unit: str, scale: str = "linear",
     end = max(float(run.t[k - 1]), 1.0)
     return go.Figure(data=traces, layout=dict(
         height=height, hovermode="x unified", margin=dict(t=96, r=16), annotations=notes,
-        title=dict(text=f"{title}<br><span style='font-size:12px;color:{MUTED}'>{note}</span>"),
+        title=dict(text=title, subtitle=dict(text=note, font=dict(size=12, color=MUTED))),
         legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0.0, font=dict(size=11)),
         xaxis=dict(anchor="y", matches="x2", showticklabels=False, range=[0, end]),
         yaxis=weights_axis,
@@ -363,7 +363,7 @@ def growth_figure(res: TwoState, *, height: int = 400) -> go.Figure:
         shapes=[dict(type="line", xref="x domain", x0=0, x1=1, y0=1, y1=1, line=guide),
                 dict(type="line", yref="y domain", x0=0.5, x1=0.5, y0=0, y1=1, line=guide)],
         xaxis=dict(title="γ", range=[0, 1], dtick=0.25),
-        yaxis=dict(title=f"growth factor (α = {res.alpha:g})", automargin=True)))
+        yaxis=dict(title=f"growth factor (α = {res.alpha:g})")))
 
 
 # --------------------------------------------------------------------------- the switchboard
@@ -506,7 +506,7 @@ def n_dial_figure(sb: Switchboard, chosen: tuple[int, int, int], *,
         xaxis=dict(title="n (steps before bootstrapping)", tickvals=ticks + [mc_x],
                    ticktext=[str(t) for t in ticks] + ["∞ MC"], range=[0, mc_x + 3],
                    tickangle=0),
-        yaxis=dict(title="error decades per 1000 sweeps", zeroline=False, automargin=True)))
+        yaxis=dict(title="error decades per 1000 sweeps", zeroline=False)))
 
 
 # --------------------------------------------------------------------------- words

@@ -92,10 +92,9 @@ def regret_race(race: bandits.Race, *, log_axes: bool = False, step: int | None 
         if log_axes else {}
     fig = figure(
         height=height, hovermode="x unified",
-        xaxis=dict(title="step t" + (" (log scale)" if log_axes else ""), type=axis,
-                   automargin=True, **decades),
+        xaxis=dict(title="step t" + (" (log scale)" if log_axes else ""), type=axis, **decades),
         yaxis=dict(title="cumulative regret" + (" (log)" if log_axes else ""), type=axis,
-                   automargin=True, **decades),
+                   **decades),
     )
     for k, (label, c) in enumerate(zip(race.labels, racer_colors(race), strict=True)):
         fig.add_trace(go.Scatter(
@@ -140,8 +139,8 @@ def reward_curves(race: bandits.Race, *, step: int | None = None, height: int = 
     """Average reward per step of each racer, with the best possible (the best arm's mean)."""
     idx = _steps_drawn(race.steps, False)
     t = idx + 1
-    fig = figure(height=height, xaxis=dict(title="step t", automargin=True),
-                 yaxis=dict(title="average reward", automargin=True), hovermode="x unified")
+    fig = figure(height=height, xaxis=dict(title="step t"), yaxis=dict(title="average reward"),
+                hovermode="x unified")
     fig.add_trace(go.Scatter(
         x=t, y=race.best_mean[idx], name="best possible", hovertemplate="%{y:.3f}",
         line=dict(color=color("optimal"), dash="dot", width=1.4),
@@ -158,9 +157,8 @@ def optimal_curves(race: bandits.Race, *, step: int | None = None, height: int =
     """Percentage of runs that chose an optimal arm at each step."""
     idx = _steps_drawn(race.steps, False)
     t = idx + 1
-    fig = figure(height=height, xaxis=dict(title="step t", automargin=True),
-                 yaxis=dict(title="% optimal action", range=[0, 100], automargin=True),
-                 hovermode="x unified")
+    fig = figure(height=height, xaxis=dict(title="step t"),
+                yaxis=dict(title="% optimal action", range=[0, 100]), hovermode="x unified")
     for k, (label, c) in enumerate(zip(race.labels, racer_colors(race), strict=True)):
         fig.add_trace(go.Scatter(x=t, y=100 * race.optimal[k, idx], name=label,
                                  line=dict(color=c, width=1.6), hovertemplate="%{y:.1f}%"))
@@ -181,10 +179,11 @@ def pull_shares(race: bandits.Race, *, height: int | None = None) -> go.Figure:
     fig = figure(
         height=height or max(240, 110 + 46 * len(labels)),
         xaxis=dict(title=dict(text=f"arm, ranked by its true mean{what}", standoff=14),
-                   side="bottom", showgrid=False, tickangle=0, automargin=True,
+                   side="bottom", showgrid=False, tickangle=0,
                    tickfont=dict(size=12 if arms <= 10 else 11)),
-        yaxis=dict(autorange="reversed", showgrid=False),
-        margin=dict(l=10, r=10, t=30, b=20),
+        # the racers' names are free text: their axis alone sizes its margin in the browser
+        yaxis=dict(autorange="reversed", showgrid=False, automargin=True),
+        margin=dict(l=10, r=10, t=30, b=100 if arms <= 10 else 64),
     )
     fig.add_trace(go.Heatmap(
         z=shares, x=x, y=labels, zmin=0, zmax=100,
@@ -195,7 +194,6 @@ def pull_shares(race: bandits.Race, *, height: int | None = None) -> go.Figure:
         hovertemplate="%{y}<br>%{x}: %{z:.1f}% of pulls (mean %{customdata:.3f})<extra></extra>",
         colorbar=dict(title="% of pulls", ticksuffix="%"),
     ))
-    fig.update_yaxes(automargin=True)
     return fig
 
 
@@ -279,20 +277,19 @@ def snapshot(race: bandits.Race, step: int, *, frames: int = 30, level: float = 
     fig.update_layout(
         height=height, barmode="group", bargap=0.25,
         title=dict(text=_step_title(step, race.steps), y=0.985),
-        margin=dict(l=10, r=10, t=100, b=10),
+        margin=dict(l=10, r=64, t=100, b=60),
         # Below the charts: above them, a legend of many racers ran into "play the race".
         legend=dict(orientation="h", x=0.0, y=-0.3, yanchor="top", xanchor="left"),
     )
     fig.update_annotations(font=dict(size=13, color=MUTED))
     fig.update_xaxes(title_text="cumulative regret", range=_leader_range(band, step), row=1,
-                     col=1, automargin=True)
+                     col=1)
+    # the racers' names are free text: their axis alone sizes its margin in the browser
     fig.update_yaxes(autorange="reversed", automargin=True, row=1, col=1)
-    fig.update_xaxes(title_text="arm, ranked by its true mean", row=1, col=2, automargin=True,
-                     tickangle=0)
-    fig.update_yaxes(title_text="% of pulls up to step t", range=[0, 100], row=1, col=2,
-                     automargin=True)
+    fig.update_xaxes(title_text="arm, ranked by its true mean", row=1, col=2, tickangle=0)
+    fig.update_yaxes(title_text="% of pulls up to step t", range=[0, 100], row=1, col=2)
     fig.update_yaxes(title=dict(text="true mean q* (mean over runs)", standoff=10), showgrid=False,
-                     tickmode="auto", automargin=True,
+                     tickmode="auto",
                      range=[float(means.min()) - 0.1 * span, float(means.max()) + 0.1 * span],
                      row=1, col=2, secondary_y=True)
     _animate(fig, race, step, frames, band)

@@ -17,8 +17,8 @@ OUTSIDE = "#f1f3f5"
 INK = "#212529"
 TITLES = (
     "① source p on the support z",
-    "② target atoms r + γz, each split between its two neighbouring support points",
-    "③ projection Φ(r + γZ) back on the support",
+    "② target atoms r + γz, split in two",
+    "③ projection Φ(r + γZ) onto the support",
 )
 
 

@@ -62,8 +62,8 @@ def regret_figure(study: ex.Study, *, height: int = 430) -> go.Figure:
     fig = figure(
         height=height, hovermode="x unified",
         xaxis=dict(title="episode", range=[0, study.episodes + 1]),
-        yaxis=dict(title="cumulative regret", rangemode="tozero", automargin=True),
-        margin=dict(l=64, r=24, t=40, b=50),
+        yaxis=dict(title="cumulative regret", rangemode="tozero"),
+        margin=dict(l=72, r=24, t=40, b=50),
     )
     lure = study.optimal_value - study.lure_value
     fig.add_trace(go.Scatter(
@@ -166,8 +166,7 @@ def first_reach_figure(sweep: ex.Sweep, *, height: int = 460) -> go.Figure:
     top = max(float(values.max()) * 2.5, cap * 2.5)
     ticks, text = _decade_ticks(1.0, top)
     fig.update_yaxes(title="episodes to the first treasure", type="log",
-                     range=[np.log10(0.8), np.log10(top)], tickvals=ticks, ticktext=text,
-                     automargin=True)
+                     range=[np.log10(0.8), np.log10(top)], tickvals=ticks, ticktext=text)
     return fig
 
 
@@ -187,7 +186,7 @@ def visits_figure(study: ex.Study, kind: str, *, height: int = 330) -> go.Figure
         xaxis=dict(title="column" if deep else "position", showgrid=False,
                    dtick=1 if n_states <= 12 else None, constrain="domain"),
         yaxis=dict(title="depth (step)" if deep else "step of the episode", autorange="reversed",
-                   showgrid=False, dtick=1 if horizon <= 12 else 5, automargin=True),
+                   showgrid=False, dtick=1 if horizon <= 12 else 5),
     )
     fig.add_trace(go.Heatmap(
         z=share, x=np.arange(n_states), y=np.arange(horizon), zmin=0, zmax=100,

@@ -111,7 +111,7 @@ def group_advantages(view: llm.GroupView, *, height: int = 400) -> go.Figure:
     labels = [f"{i + 1}<br>{t}" for i, t in enumerate(view.texts)]
     fig = figure(height=height, barmode="group", bargap=0.22, bargroupgap=0.04,
                  hovermode="x unified", margin=dict(l=60, r=16, t=64, b=70),
-                 xaxis=dict(title="response (number, text)", tickangle=0, automargin=True,
+                 xaxis=dict(title="response (number, text)", tickangle=0,
                             tickfont=dict(size=11)),
                  yaxis=dict(title="advantage of the response", zeroline=True,
                             zerolinecolor="#adb5bd"))
@@ -147,6 +147,7 @@ def token_mask(view: llm.GroupView, trainer: str, *, height: int | None = None) 
                  plot_bgcolor=MASKED,
                  xaxis=dict(title="token (q₁ q₂: the prompt)", type="category",
                             showgrid=False, tickangle=0),
+                 # the responses are free text: their axis alone sizes its margin in the browser
                  yaxis=dict(autorange="reversed", showgrid=False, automargin=True))
     fig.add_trace(go.Heatmap(
         z=z, x=cols, y=rows, text=text, texttemplate="%{text}", textfont=dict(size=15),
@@ -204,11 +205,10 @@ def policy_tables(result: llm.Comparison, trainer: str, seed_index: int = 0, *,
               f"{LABELS[trainer]} after {result.steps} steps (seed 1)")
     out = []
     for title, probs in zip(titles, (result.task.ref_probs, trained), strict=True):
-        fig = figure(height=height, margin=dict(l=10, r=10, t=44, b=44),
+        fig = figure(height=height, margin=dict(l=68, r=10, t=44, b=44),
                      title=dict(text=title, font=dict(size=14)),
                      xaxis=dict(title="next token", type="category", showgrid=False),
-                     yaxis=dict(autorange="reversed", type="category", showgrid=False,
-                                automargin=True))
+                     yaxis=dict(autorange="reversed", type="category", showgrid=False))
         fig.add_trace(go.Heatmap(
             z=probs, x=list(llm.VOCAB), y=rows, zmin=0, zmax=1, colorscale=SEQUENTIAL,
             text=[[f"{p:.2f}" for p in row] for row in probs], texttemplate="%{text}",

@@ -195,7 +195,7 @@ def tree_figure(
     new = view.expanded if phase != "select" else NO_NODE
     shown |= layout.nodes == new
     path = view.path if phase != "select" or view.expanded == NO_NODE else view.path[:-1]
-    fig = figure(height=height, margin=dict(l=20, r=20, t=40, b=20))
+    fig = figure(height=height, margin=dict(l=112, r=20, t=64, b=20))
     for d in _traces(trace, layout, hover, row, shown, path, new):
         fig.add_trace(d)
 
@@ -238,14 +238,14 @@ def tree_figure(
     fig.update_layout(
         xaxis=dict(visible=False, range=_x_range(layout)),
         yaxis=dict(tickvals=-np.arange(depth_max + 1), ticktext=ticks, showgrid=False,
-                   zeroline=False, range=[-depth_max - 1.1, 0.6], ticks="", automargin=True,
+                   zeroline=False, range=[-depth_max - 1.1, 0.6], ticks="",
                    title=dict(text="layer · player to move")),
         coloraxis=dict(colorscale=DIVERGING, cmin=-1, cmax=1, cmid=0,
                        colorbar=dict(title=dict(text=f"mean value for {root_player}",
                                                 side="right"), thickness=12, len=0.7)),
-        title=dict(x=0.01, text=f"Iteration {t} of {trace.iterations} · {PHASE_LABELS[phase]}"
-                   f" · {int(shown.sum())} of {layout.n_nodes[row] + (new != NO_NODE)} nodes "
-                   "drawn"),
+        title=dict(x=0.01, text=f"Iteration {t} of {trace.iterations} · {PHASE_LABELS[phase]}",
+                   subtitle=dict(text=f"{int(shown.sum())} of "
+                                 f"{layout.n_nodes[row] + (new != NO_NODE)} nodes drawn")),
     )
     if animate:
         growth = tree_layout(trace, frame_iterations(trace.iterations), max_depth=max_depth,
@@ -459,7 +459,7 @@ def root_convergence(game: TicTacToe, trace: SearchTrace, solution: Solution, *,
         shapes += [dict(type="line", x0=iteration, x1=iteration, xref="x", yref=f"{y} domain",
                         y0=0, y1=1, line=dict(color=PATH, width=1.5)) for y in ("y", "y2")]
     fig = go.Figure(data=data, layout=dict(
-        height=height, margin=dict(l=70, r=50, t=40, b=40), shapes=shapes,
+        height=height, margin=dict(l=70, r=50, t=40, b=56), shapes=shapes,
         xaxis=dict(anchor="y2", title=dict(text="iteration"),
                    range=[0, trace.iterations * 1.04]),
         yaxis=dict(domain=[0.55, 1.0], tickformat=".0%", range=[0, 1.02],

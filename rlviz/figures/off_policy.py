@@ -9,8 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rlviz.figures.theme import INK, MUTED, PALETTE, hex_to_rgba
-from rlviz.figures.theme import figure as _themed
+from rlviz.figures.theme import INK, MUTED, PALETTE, figure, hex_to_rgba
 from rlviz.off_policy import (
     ESTIMATORS,
     ONE_STATE_VALUE,
@@ -98,13 +97,6 @@ EQUATIONS = [
 """The page's equations: (caption, LaTeX) pairs, each rendered on its own line."""
 
 
-def figure(**layout) -> go.Figure:
-    """A figure in the rlviz template whose axes make room for their labels and titles."""
-    fig = _themed(**layout)
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True)
-    return fig
-
 
 def _decades(lo: float, hi: float) -> dict:
     """A log axis over ``[lo, hi]`` with ticks at whole decades only (no minor labels).
@@ -122,7 +114,7 @@ def _decades(lo: float, hi: float) -> dict:
         return f"10<sup>{k}</sup>".replace("-", "−")
 
     return dict(type="log", tickvals=vals, ticktext=[text(k) for k in range(a, b + 1)],
-                range=[math.log10(lo), math.log10(hi)], minor=dict(ticks=""), automargin=True)
+                range=[math.log10(lo), math.log10(hi)], minor=dict(ticks=""))
 
 
 def _floor(values: np.ndarray) -> float:
@@ -288,7 +280,8 @@ def _weight_label(w: float) -> str:
 def weights_figure(study: EstimatorStudy, *, height: int = 400) -> go.Figure:
     """The distinct episode weights at the chosen δ: share of episodes and share of weight."""
     labels = [_weight_label(w) for w in study.weight_values]
-    fig = figure(height=height, barmode="group", bargap=0.25, margin=dict(t=70),
+    # room below for tick labels slanted on a narrow screen, and the title under them
+    fig = figure(height=height, barmode="group", bargap=0.25, margin=dict(t=70, b=84),
                  xaxis=dict(title="episode weight ρ (its distinct values)", type="category",
                             title_standoff=12),
                  yaxis=dict(title="share", tickformat=".0%", rangemode="tozero"))
@@ -326,8 +319,6 @@ def per_decision_figure(w: PerDecisionWorked, *, height: int = 440) -> go.Figure
                         row_heights=[0.45, 0.55])
     fig.update_layout(template="rlviz", height=height, barmode="group", bargap=0.3,
                       margin=dict(t=70), hovermode="x unified")
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True)
     fig.add_trace(go.Scatter(x=t, y=w.rho_upto, mode="lines+markers", name="ρ₀:t (ratios so far)",
                              line=dict(color=COLORS["per_decision"]),
                              hovertemplate="ρ₀:t = %{y:.4g}"), row=1, col=1)

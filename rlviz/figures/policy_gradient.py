@@ -308,8 +308,7 @@ def cloud_figure(study: pg.GradientStudy, *, shown: int = 400, seed: int = 0,
     fig.update_yaxes(range=[lo, hi])
     note = f"dashed line: the exact ∂J/∂θ(right) = {study.exact:.3f}"
     if outside:
-        note += (f"<br>{outside} of the {pick.size * len(pg.ESTIMATORS):,} points shown lie "
-                 "outside the frame")
+        note += f"<br>{outside} of the {pick.size * len(pg.ESTIMATORS):,} points lie outside"
     fig.add_annotation(x=0, xref="paper", y=1, yref="paper", xanchor="left", yanchor="bottom",
                        showarrow=False, align="left", font=dict(size=11, color=MUTED), text=note)
     for k in ("td_true", "td_one"):

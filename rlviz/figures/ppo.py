@@ -407,6 +407,7 @@ def toy_summary(res: ToyResult, epoch: int, *, height: int = 340) -> go.Figure:
     _epoch_axes(layout, res, (0, 1))
     layout["yaxis"].update(range=[0, 1.02], tickformat=".0%")
     layout["yaxis3"].update(range=[0, 1.0])
+    layout["xaxis3"].update(tickangle=0)  # two-line labels: slanted, they ran off the bottom
     return go.Figure(data=data, layout=layout)
 
 

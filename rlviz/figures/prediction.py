@@ -17,8 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from rlviz.figures.theme import INK, MUTED, color, hex_to_rgba
-from rlviz.figures.theme import figure as _themed
+from rlviz.figures.theme import INK, MUTED, color, figure, hex_to_rgba
 from rlviz.prediction import (
     METHODS,
     Backup,
@@ -57,13 +56,6 @@ TRUTH = INK
 TOP = 0.58  # the sweep charts end just above √0.3 = 0.548, where α = 0 leaves every curve
 STATE_NAMES_5 = "ABCDE"
 
-
-def figure(**layout) -> go.Figure:
-    """A figure in the rlviz template whose axes make room for their labels."""
-    fig = _themed(**layout)
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True)
-    return fig
 
 
 def ramp(count: int) -> list[str]:
@@ -354,7 +346,7 @@ def backup_figure(b: Backup, *, n_states: int, colour: str | None = None,
     t = np.arange(b.states.size)
     c = colour or METHOD_COLORS["n_step"]
     end = b.tau + b.used
-    fig = figure(height=height, hovermode="closest", showlegend=True,
+    fig = figure(height=height, hovermode="closest", showlegend=True, margin=dict(l=140),
                  xaxis=dict(title=f"time step t of episode {b.episode + 1}",
                             range=[-1, b.states.size + 0.5]),
                  yaxis=dict(title="state", range=[-0.8, n_states + 1.8],

@@ -80,11 +80,12 @@ def weights_figure(b: AdvantageBreakdown, *, height: int = 420) -> go.Figure:
     mix = float(b.weights @ b.n_step_advantages)
     span = [0.5, n.size + 0.5]
     fig = figure(
-        height=height, bargap=0.2, margin=dict(t=40),
+        height=height, bargap=0.2, margin=dict(t=40, b=76),
         xaxis=dict(anchor="y", matches="x2", showticklabels=False, range=span),
         yaxis=dict(domain=[0.5, 1.0], title="weight wₙ", range=[0, 1.18]),
         xaxis2=dict(anchor="y2", range=span, dtick=1 if horizon <= 24 else None,
-                    title=f"n (steps before bootstrapping; N = {horizon} to the episode's end)"),
+                    title="n (steps before bootstrapping)<br>"
+                          f"n = N = {horizon} reaches the episode's end"),
         yaxis2=dict(domain=[0.0, 0.4], title=f"Â(n) at step {b.step}"),
         annotations=[
             dict(x=0.6, y=mix, xref="x2", yref="y2", xanchor="left", yanchor="bottom",

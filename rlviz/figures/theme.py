@@ -112,7 +112,12 @@ TEMPLATE = go.layout.Template(
         paper_bgcolor="white",
         plot_bgcolor="white",
         colorway=list(PALETTE),
-        margin=dict(l=60, r=24, t=56, b=50),
+        # Room for tick labels of up to seven characters with the axis titles beside them.
+        # Charts size their margins rather than use plotly's automargin, which has the
+        # browser measure every tick label of the axis and lay the chart out again (about
+        # twice the drawing time); only an axis of free text (racer names, responses) keeps
+        # it. tests/test_browser.py finds any chart text cut off or run into its axis title.
+        margin=dict(l=80, r=24, t=56, b=56),
         hovermode="closest",
         hoverlabel=dict(font=dict(family=FONT, size=12), bgcolor="white"),
         legend=dict(
