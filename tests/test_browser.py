@@ -60,7 +60,7 @@ CHART_PROBLEMS = """(panels) => {
         return Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
           && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
       });
-      if (hit) problems.push(`${name}: the ${ax._id} title runs into the label "${hit.textContent}"`);
+      if (hit) problems.push(`${name}: the ${ax._id} title runs into "${hit.textContent}"`);
     }
   });
   return problems;
