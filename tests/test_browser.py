@@ -26,7 +26,8 @@ setInterval(() => {
 
 
 # Every drawn chart's problems, as sentences: a text (tick label, axis or chart title, legend
-# entry, note) reaching past the chart's edge, or an axis title running into its tick labels.
+# entry, note) reaching past the chart's edge, an axis title running into its tick labels, or
+# the chart's title into its legend.
 # Charts size their margins themselves (no automargin, see rlviz.figures.theme), so this is
 # what tells when a label outgrew them. With ``panels`` false, a chart of panels side by side
 # is passed over (on a phone each panel is a few dozen pixels wide).
@@ -51,15 +52,20 @@ CHART_PROBLEMS = """(panels) => {
           || r.bottom > box.bottom + 1)
         problems.push(`${name}: "${t.textContent}" is cut off`);
     }
+    const overlap = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+      && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+    const entries = Array.from(gd.querySelectorAll('.legend .traces'))
+      .map(e => e.getBoundingClientRect());
+    const titled = Array.from(gd.querySelectorAll('[class*="gtitle"] text'))
+      .filter(t => t.textContent.trim()).map(t => t.getBoundingClientRect());
+    if (titled.some(a => entries.some(b => overlap(a, b))))
+      problems.push(`${name}: its title runs into its legend`);
     for (const ax of axes) {
       const title = gd.querySelector(`.g-${ax._id}title text`);
       if (!ax.visible || !title || !title.textContent.trim()) continue;
       const a = title.getBoundingClientRect();
-      const hit = Array.from(gd.querySelectorAll(`.${ax._id}tick text`)).find(t => {
-        const b = t.getBoundingClientRect();
-        return Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
-          && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
-      });
+      const hit = Array.from(gd.querySelectorAll(`.${ax._id}tick text`)).find(
+        t => overlap(a, t.getBoundingClientRect()));
       if (hit) problems.push(`${name}: the ${ax._id} title runs into "${hit.textContent}"`);
     }
   });

@@ -266,8 +266,10 @@ def method_figure(run: Run, *, title: str, unit: str, scale: str = "linear",
     note = f"mean of {n_runs} runs, 95% band" if n_runs > 1 else "no sampling: one trajectory"
     end = max(float(run.t[k - 1]), 1.0)
     return go.Figure(data=traces, layout=dict(
-        height=height, hovermode="x unified", margin=dict(t=96, r=16), annotations=notes,
-        title=dict(text=title, subtitle=dict(text=note, font=dict(size=12, color=MUTED))),
+        height=height, hovermode="x unified", margin=dict(t=104, r=16), annotations=notes,
+        # both lines from the top edge down (plotly anchors a two-line title by its first line)
+        title=dict(text=f"{title}<br><span style='font-size:12px;color:{MUTED}'>{note}</span>",
+                   y=1.0, yref="container", yanchor="top", pad=dict(t=24)),
         legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0.0, font=dict(size=11)),
         xaxis=dict(anchor="y", matches="x2", showticklabels=False, range=[0, end]),
         yaxis=weights_axis,

@@ -255,8 +255,9 @@ def worked_figure(w: mb.WorkedTargets, name: str) -> go.Figure:
     m = q_b.shape[-1]
     x = [f"b{k + 1}" for k in range(m)]
     c = color(name)
-    fig = figure(height=320, yaxis_title="Q(B, b)", title=LABELS[name], bargap=0.15,
-                 margin=dict(l=70, r=16, t=90, b=40))
+    # in a third of the page a legend of three entries takes three rows under the title
+    fig = figure(height=340, yaxis_title="Q(B, b)", title=LABELS[name], bargap=0.15,
+                 margin=dict(l=70, r=16, t=112, b=40))
     if name == "double_q":
         for t, (shade, label) in enumerate(((c, "Q₁"), (hex_to_rgba(c, 0.45), "Q₂"))):
             fig.add_trace(go.Bar(x=x, y=q_b[t], name=label, marker=dict(color=shade),
