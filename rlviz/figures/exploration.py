@@ -63,7 +63,7 @@ def regret_figure(study: ex.Study, *, height: int = 430) -> go.Figure:
         height=height, hovermode="x unified",
         xaxis=dict(title="episode", range=[0, study.episodes + 1]),
         yaxis=dict(title="cumulative regret", rangemode="tozero"),
-        margin=dict(l=72, r=24, t=40, b=50),
+        margin=dict(t=40),
     )
     lure = study.optimal_value - study.lure_value
     fig.add_trace(go.Scatter(
