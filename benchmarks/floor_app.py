@@ -32,6 +32,7 @@ def capture(out: Path, slugs: list[str] | None = None, timeout: float = 120) -> 
     Returns ``{slug: {"figures": [go.Figure, ...], "slider": bool}}`` (also written to ``out``).
     """
     sys.path.insert(0, str(ROOT))
+    import plotly.graph_objects as go
     import streamlit as st
     from streamlit.delta_generator import DeltaGenerator
     from streamlit.testing.v1 import AppTest
@@ -45,7 +46,9 @@ def capture(out: Path, slugs: list[str] | None = None, timeout: float = 120) -> 
     original, module_level = DeltaGenerator.plotly_chart, st.plotly_chart
 
     def keep(self, figure_or_data, *args, **kwargs):
-        seen.append(figure_or_data)
+        # A plain figure, as the page's builder made it (a shared one reaches Streamlit as
+        # the dict it keeps for sending, see rlviz.ui.chrome.SentFigure).
+        seen.append(go.Figure(figure_or_data.to_dict()))
         return original(self, figure_or_data, *args, **kwargs)
 
     # ``st.plotly_chart`` is a method bound when streamlit was imported: replace both.

@@ -47,6 +47,12 @@ def open_panels(at: AppTest, slug: str) -> AppTest:
     return at.run()
 
 
+def open_share(at: AppTest, slug: str) -> AppTest:
+    """Open a page's "Share this view" box (drawn only while open) and rerun."""
+    at.session_state[f"{slug}._share"] = True
+    return at.run()
+
+
 def shown_text(at: AppTest) -> list[str]:
     """Everything a user reads on the page: text elements, metrics, tables and chart labels."""
     out: list[str] = []

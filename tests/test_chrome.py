@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.conftest import assert_healthy, open_panels, plain, run_page
+from tests.conftest import assert_healthy, open_panels, open_share, plain, run_page
 
 
 def metric(at, label):
@@ -55,6 +55,7 @@ def test_widgets_write_the_link_and_it_round_trips(demo):
     at.run()
     link = dict(at.query_params)
     assert link == {"gamma": "0.5", "algo": "pi", "racers": "ts"}
+    open_share(at, "demo")
     assert any("/demo?gamma=0.5&algo=pi&racers=ts" in c.value for c in at.code)
     # Opening that link in a new session restores the same view.
     again = run_page(demo, query=link)
@@ -120,7 +121,7 @@ def test_bad_layout_from_the_link_is_a_clear_message(demo):
 
 
 def test_reset_returns_to_defaults_and_clears_the_link(demo):
-    at = run_page(demo, query={"gamma": "0.3", "algo": "pi"})
+    at = open_share(run_page(demo, query={"gamma": "0.3", "algo": "pi"}), "demo")
     at.button(key="demo._reset").click().run()
     assert at.slider(key="demo.gamma").value == 0.9
     assert at.selectbox(key="demo.algo").value == "vi"
@@ -411,7 +412,7 @@ def test_a_link_wins_over_the_kept_values():
 
 def test_reset_forgets_the_kept_values():
     at, info, key, control, _ = _on_a_page_with_a_moved_slider()
-    at.button(key=f"{info.slug}._reset").click().run()
+    open_share(at, info.slug).button(key=f"{info.slug}._reset").click().run()
     _away_and_back(at, info)
     assert at.slider(key=key).value == control.default
     assert not at.query_params
@@ -419,16 +420,20 @@ def test_reset_forgets_the_kept_values():
 
 def test_share_link_uses_the_configured_public_address(demo, monkeypatch):
     monkeypatch.setenv("RLVIZ_PUBLIC_URL", "https://rl.example.org/class/")
-    at = run_page(demo, query={"gamma": "0.5"})
+    at = open_share(run_page(demo, query={"gamma": "0.5"}), "demo")
     links = [c.value for c in at.code if "example.org" in c.value]
     assert links == ["https://rl.example.org/class/demo?gamma=0.5"]
 
 
-def test_share_box_sits_beside_the_title(demo):
+def test_share_box_sits_beside_the_title_and_is_drawn_only_while_open(demo):
+    def share_box(at):
+        return next(b for b in at.get("popover") if b.proto.popover.label == "Share this view")
+
     at = run_page(demo)
-    popover = next(b for b in at.get("popover") if b.proto.popover.label == "Share this view")
-    assert popover.button(key="demo._reset") is not None
-    assert any("/demo" in c.value for c in popover.code)
+    assert not share_box(at).children, "closed, a rerun sends nothing inside it"
+    open_share(at, "demo")
+    assert share_box(at).button(key="demo._reset") is not None
+    assert any("/demo" in c.value for c in share_box(at).code)
 
 
 def test_charts_have_no_floating_toolbar(demo):
@@ -538,13 +543,15 @@ def test_png_export_falls_back_to_a_one_off_browser(monkeypatch):
 
 
 def test_cached_figures_are_kept_in_the_form_they_are_sent_in():
-    """A shared figure is sent as the same JSON, with its arrays encoded once, not per rerun."""
+    """A shared figure is sent as the same JSON, made into a dict once, not per rerun."""
+    import copy
+
     import numpy as np
     import plotly.graph_objects as go
     import plotly.io as pio
     import plotly.tools
 
-    from rlviz.ui.chrome import _sendable
+    from rlviz.ui.chrome import SentFigure, _Handover, _sendable
 
     rng = np.random.default_rng(0)
     fig = go.Figure([go.Heatmap(z=rng.normal(size=(4, 5))),
@@ -556,9 +563,39 @@ def test_cached_figures_are_kept_in_the_form_they_are_sent_in():
                            validate=False)
 
     one, (two, three), named = _sendable(fig), _sendable((fig, fig)), _sendable({"f": fig})
+    assert all(isinstance(f, SentFigure) for f in (one, two, three, named["f"]))
     assert sent(one) == sent(two) == sent(three) == sent(named["f"]) == sent(fig)
     assert isinstance(fig.data[0].z, np.ndarray)  # the builder's own figure is left as it was
     assert _sendable(3) == 3 and _sendable(("a", fig))[0] == "a"
+
+    # What ui.chart hands Streamlit: the same JSON from the kept dict, which sending leaves as
+    # it was; everyone else who asks the figure for a dict gets a copy of their own.
+    kept = copy.deepcopy(one._sent)
+    handed = _Handover(one._sent)
+    assert plotly.tools.return_figure_from_figure_or_data(handed, True) is one._sent
+    assert sent(handed) == sent(fig)
+    assert one._sent == kept
+    assert one.to_dict() is not one._sent and one.to_dict() == one._sent
+    assert sent(go.Figure(one).update_layout(height=300)) != sent(fig)
+    assert one._sent == kept
+
+
+def test_chart_hands_streamlit_the_kept_dict_of_a_shared_figure(monkeypatch):
+    """ui.chart sends a SentFigure's kept dict; a resized copy or a plain figure goes as it is."""
+    import plotly.graph_objects as go
+
+    from rlviz.ui import chrome
+
+    got = []
+    monkeypatch.setattr(chrome.st, "plotly_chart", lambda fig, **kw: got.append(fig))
+    plain = go.Figure(go.Scatter(y=[1, 2]))
+    shared = chrome.SentFigure(plain)
+    chrome.chart(shared)
+    chrome.chart(plain)
+    chrome.chart(shared, height=300)
+    assert isinstance(got[0], chrome._Handover) and got[0].to_dict() is shared._sent
+    assert got[1] is plain
+    assert not isinstance(got[2], chrome._Handover) and got[2].layout.height == 300
 
 
 def test_a_cached_function_is_decorated_once_and_computes_with_this_runs_function():

@@ -9,7 +9,7 @@ from rlviz import lessons
 from rlviz.lessons import LESSONS, RESERVED, Lesson, Step
 from rlviz.ui import catalog, classroom
 from rlviz.ui.chrome import DECLARED
-from tests.conftest import ROOT, assert_healthy, run_page
+from tests.conftest import ROOT, assert_healthy, open_share, run_page
 
 SLIDES = ROOT / "tests" / "apps" / "slides_demo.py"
 LESSON_PAGE = catalog.LESSONS.file
@@ -183,6 +183,7 @@ def test_the_teacher_panel_makes_the_link_and_the_share_box_shows_it():
     at.checkbox(key="slides._teach.lock.gamma").check()
     at.toggle(key="slides._teach.text").set_value(False)
     at.toggle(key="slides._teach.present").set_value(True).run()
+    open_share(at, "slides")
     link = "slides?gamma=0.4&_hide=seed&_lock=gamma&_text=0&_present=1"
     assert sum(c.value.endswith(link) for c in at.code) == 2, "in the panel and the share box"
     assert "slides.seed" in widgets(at), "making a link does not change the teacher's view"

@@ -175,16 +175,42 @@ def cached_figures(max_entries: int = 32):
     return decorate
 
 
-def _sendable(result: Any) -> Any:
-    """A builder's figures (alone, or in a tuple, list or dict) in the form they are sent in.
+class SentFigure(go.Figure):
+    """A shared figure that also keeps the dict ``st.plotly_chart`` sends for it.
 
-    ``st.plotly_chart`` turns a figure into a dict on every rerun, base64-encoding each numpy
-    array on the way (most of what a chart costs a rerun). The figure rebuilt from that dict
-    holds the encoded arrays already, so later reruns only copy them; it draws the same: its
-    JSON is the same, character for character.
+    ``st.plotly_chart`` asks a figure for ``to_dict()``, which deep-copies every trace and
+    walks them to base64-encode their arrays: the largest part of what charting costs a warm
+    rerun. A shared figure never changes (``cached_figures``), so that dict is made once, when
+    the figure is built, and ``chart`` hands it over as it is; Streamlit only reads it. Anything
+    else that asks this figure for ``to_dict()`` (the HTML and PNG exports, a copy made to
+    resize it) gets plotly's own fresh copy.
     """
+
+    def __init__(self, fig: go.Figure):
+        # Rebuilt from its dict, the figure holds its arrays base64-encoded, as they are sent.
+        super().__init__(fig.to_dict())
+        self._sent = super().to_dict()
+
+
+class _Handover(go.Figure):
+    """What ``chart`` gives ``st.plotly_chart`` for a ``SentFigure``: its kept dict.
+
+    Streamlit takes a plotly figure's ``to_dict()`` and turns that into JSON without changing
+    it; this figure answers with the dict already made. It is built for that one call and holds
+    nothing else (no traces to validate), so it is no figure to draw or change.
+    """
+
+    def __init__(self, sent: dict):  # plotly's constructor is not called: nothing to validate
+        object.__setattr__(self, "_sent", sent)
+
+    def to_dict(self) -> dict:
+        return self._sent
+
+
+def _sendable(result: Any) -> Any:
+    """A builder's figures (alone, or in a tuple, list or dict) as ``SentFigure``s."""
     if isinstance(result, go.Figure):
-        return go.Figure(result.to_dict())
+        return SentFigure(result)
     if isinstance(result, tuple) and not hasattr(result, "_fields"):
         return tuple(_sendable(x) for x in result)
     if isinstance(result, list):
@@ -209,7 +235,8 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
         return
     if height is not None and fig.layout.height != height:
         fig = go.Figure(fig).update_layout(height=height)
-    st.plotly_chart(fig, theme=None, config=PLOTLY_CONFIG, key=key)
+    sent = _Handover(fig._sent) if isinstance(fig, SentFigure) else fig
+    st.plotly_chart(sent, theme=None, config=PLOTLY_CONFIG, key=key)
 
 
 @dataclass(frozen=True)
@@ -559,10 +586,18 @@ class Page:
         return f"{base}?{query}" if query else base
 
     def _share_panel(self) -> None:
-        """"Share this view" beside the title: the link and a reset button."""
+        """"Share this view" beside the title: the link and a reset button, drawn while open.
+
+        Like the panels, its contents cost the reruns of a closed box nothing: opening it
+        reruns the page, which fills it with the link of the view as it is.
+        """
         if self._share is None:
             return
-        with self._share.popover("Share this view", icon=":material/share:"):
+        box = self._share.popover("Share this view", icon=":material/share:",
+                                  key=self.key("_share"), on_change="rerun")
+        if not box.open:
+            return
+        with box:
             st.markdown("Anyone who opens this link sees this exact view:")
             st.code(self.share_link(), language=None, wrap_lines=True)
             self._classroom.share_box()
@@ -588,16 +623,15 @@ class Page:
         if not self._classroom.text:
             return
         with st.container(border=True):
-            st.markdown("**Read it like this**")
-            st.markdown(markdown)
+            st.markdown(f"**Read it like this**\n\n{markdown}")
 
     def try_this(self, prompts: Iterable[str]) -> None:
         """Experiments for a class: predict first, then move the slider."""
         if not self._classroom.text:
             return
+        numbered = "\n".join(f"{i}. {p}" for i, p in enumerate(prompts, start=1))
         with st.container(border=True):
-            st.markdown("**Try this** — predict first, then move the slider")
-            st.markdown("\n".join(f"{i}. {p}" for i, p in enumerate(prompts, start=1)))
+            st.markdown(f"**Try this** — predict first, then move the slider\n\n{numbered}")
 
     def known_answer(self, checks: Sequence[Check], *, title: str = "Known answer") -> bool:
         """A badge comparing live numbers with their textbook or paper values.
@@ -606,16 +640,12 @@ class Page:
             Whether every check passed.
         """
         ok = all(c.ok for c in checks)
-        with st.container(border=True):
-            head, badge = st.columns([5, 1], vertical_alignment="center")
-            head.markdown(f"**{title}**")
-            if ok:
-                badge.badge("matches", icon=":material/check:", color="green")
-            else:
-                badge.badge("differs", icon=":material/close:", color="red")
-            table = ["| | check | this run | reference | tolerance | source |",
-                     "|---|---|---|---|---|---|"]
-            table += [c.row() for c in checks]
+        badge = (":green-badge[:material/check: matches]" if ok
+                 else ":red-badge[:material/close: differs]")
+        table = ["| | check | this run | reference | tolerance | source |",
+                 "|---|---|---|---|---|---|", *(c.row() for c in checks)]
+        with st.container(border=True):  # the badge in the title's line: no columns to send
+            st.markdown(f"**{title}** &nbsp; {badge}")
             st.markdown("\n".join(table))
         return ok
 
