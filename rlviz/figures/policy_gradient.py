@@ -289,7 +289,7 @@ def cloud_figure(study: pg.GradientStudy, *, shown: int = 400, seed: int = 0,
         y = study.samples[i, pick]
         x = i + rng.uniform(-0.3, 0.3, size=y.size)
         c = ESTIMATOR_COLORS[k]
-        fig.add_trace(go.Scattergl(
+        fig.add_trace(go.Scatter(
             x=x, y=y, mode="markers", marker=dict(size=4, color=hex_to_rgba(c, 0.35)),
             name=names[k], hovertemplate=f"{names[k]}: %{{y:.2f}}<extra></extra>"))
         fig.add_trace(go.Scatter(

@@ -259,10 +259,9 @@ class Seed(Number):
             new = secrets.randbelow(9_999)
             st.session_state[key] = new + 1 if current is not None and new >= current else new
 
-        left, right = st.columns([3, 1], vertical_alignment="bottom")
-        with left:
+        # One row (a block, not columns: a rerun sends one message for it, not three).
+        with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
             value = super().render(key)
-        with right:
             st.button(
                 "", icon=":material/casino:", key=f"{key}.reroll", on_click=reroll,
                 help="Draw a new seed", disabled=self.disabled,

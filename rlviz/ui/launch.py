@@ -102,7 +102,6 @@ def _draw_once() -> None:
     fig = make_subplots(rows=1, cols=2, subplot_titles=("a", "b"))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines+markers", name="a",
                              line={"dash": "dot"}, marker={"symbol": "star"}), row=1, col=1)
-    fig.add_trace(go.Scattergl(x=[0, 1], y=[1, 0], name="b"), row=1, col=1)
     fig.add_trace(go.Bar(x=["a", "b"], y=[1, 2], text=["1", "2"]), row=1, col=2)
     fig.add_trace(go.Heatmap(z=[[0, 1], [1, 0]], colorbar={"title": {"text": "v"}}), row=1, col=2)
     fig.add_annotation(text="note", x=0, y=0, showarrow=True, arrowhead=2)
