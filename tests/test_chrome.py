@@ -617,3 +617,30 @@ def test_a_cached_function_is_decorated_once_and_computes_with_this_runs_functio
     again = page_run(10)
     assert again is first and len(made) == 1  # the wrapper is made once
     assert again(1) == 11  # and calls the function of the latest run on this thread
+
+
+def test_a_cached_call_passes_its_arguments_by_name_and_hits_the_same_entry():
+    """Streamlit looks up each positional argument's name in the signature on every call;
+    ui.cached names them instead, in the function's order, so the cache key is the same."""
+    import streamlit as st
+
+    from rlviz.ui.chrome import _by_name
+
+    seen = []
+
+    def compute(a, b, c=3):
+        seen.append((a, b, c))
+        return a + b + c
+
+    calls = []
+    call = _by_name(compute, lambda *args, **kwargs: calls.append((args, kwargs)))
+    call(1, 2)
+    call(1, b=2, c=4)
+    assert calls == [((), {"a": 1, "b": 2}), ((), {"a": 1, "b": 2, "c": 4})]
+    with pytest.raises(TypeError):
+        _by_name(compute, compute)(1, 2, 3, 4)
+
+    cached = _by_name(compute, st.cache_data(compute))
+    assert cached(1, 2) == cached(a=1, b=2) == cached(1, b=2) == 6
+    assert st.cache_data(compute)(1, 2) == 6, "a plain positional call, for comparison"
+    assert seen == [(1, 2, 3)], "one entry, whichever way the arguments came"

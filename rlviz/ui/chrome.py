@@ -62,6 +62,10 @@ PUBLIC_URL = "RLVIZ_PUBLIC_URL"
 KEPT = "_rlviz.kept"
 """Session-state key: each page's control values, by page slug then control name, kept for the
 session so that a page shows them again after a visit to another page."""
+DOMAINS = "_rlviz.domains"
+"""Session-state key: the range or options each control's widget was last drawn with, by
+widget key (one entry, not one per control: Streamlit reads the whole session state for every
+slider it draws)."""
 FRIENDLY_ERROR = (
     "Something went wrong while drawing this view. The page still works: change a control or "
     "press **Reset to defaults** under *Share this view*. The problem has been logged."
@@ -123,12 +127,35 @@ def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
             with _progress(label):
                 return fn(*args, **kwargs)
 
-        return st.cache_data(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)(compute)
+        keep = st.cache_data(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
+        return _by_name(fn, keep(compute))
 
     def decorate(fn: Callable) -> Callable:
         return _reused(fn, ("data", max_entries, show_spinner), make)
 
     return decorate
+
+
+def _by_name(fn: Callable, cached_fn: Callable) -> Callable:
+    """``cached_fn`` called with every argument by name, in ``fn``'s order: the same cache key.
+
+    Streamlit looks up the name of each positional argument of a cached call in the function's
+    signature, which it builds afresh for every argument of every call (``inspect.signature``
+    through the decorators: a tenth of a millisecond each, several per call and several calls
+    per rerun); named arguments need no lookup.
+    """
+    params = list(inspect.signature(fn).parameters.values())
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
+        return cached_fn
+    names = tuple(p.name for p in params)
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > len(names):
+            return cached_fn(*args, **kwargs)  # let Python report the wrong call
+        return cached_fn(**dict(zip(names[:len(args)], args, strict=True)), **kwargs)
+
+    return call
 
 
 _RUN = threading.local()
@@ -181,7 +208,8 @@ class SentFigure(go.Figure):
     ``st.plotly_chart`` asks a figure for ``to_dict()``, which deep-copies every trace and
     walks them to base64-encode their arrays: the largest part of what charting costs a warm
     rerun. A shared figure never changes (``cached_figures``), so that dict is made once, when
-    the figure is built, and ``chart`` hands it over as it is; Streamlit only reads it. Anything
+    the figure is built, and ``chart`` hands it over as it is; Streamlit only reads it (plotly's
+    ``to_json`` removes trace ``uid``s from the dict, which this one has none of). Anything
     else that asks this figure for ``to_dict()`` (the HTML and PNG exports, a copy made to
     resize it) gets plotly's own fresh copy.
     """
@@ -189,7 +217,10 @@ class SentFigure(go.Figure):
     def __init__(self, fig: go.Figure):
         # Rebuilt from its dict, the figure holds its arrays base64-encoded, as they are sent.
         super().__init__(fig.to_dict())
-        self._sent = super().to_dict()
+        sent = super().to_dict()
+        for trace in sent["data"]:  # plotly's to_json drops them from the dict it is given
+            trace.pop("uid", None)
+        self._sent = sent
 
 
 class _Handover(go.Figure):
@@ -469,15 +500,17 @@ class Page:
         key = self.key(control.name)
         state = st.session_state
         kept = self._kept()
+        domains = state.setdefault(DOMAINS, {})
+        domain = self._domain(control)
         if key not in state:
             state[key] = self._initial(control, kept)
         elif not self._valid(control, state[key]):
             state[key] = control.default
-        elif state.get(f"{key}._domain") != self._domain(control):
+        elif domains.get(key) != domain:
             # A widget whose range changed (a scrubber over N items) is a new widget to
             # Streamlit, which would start it at its minimum: hand it the current value.
             state[key] = state[key]
-        state[f"{key}._domain"] = self._domain(control)
+        domains[key] = domain
         value = self._classroom.render(control, key)  # hidden or locked by a teacher link
         previous = kept.get(control.name, _UNSET)
         if (self._busy is None and previous is not _UNSET
