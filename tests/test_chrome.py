@@ -497,9 +497,9 @@ def test_warm_up_imports_every_module_the_pages_import():
 
 
 def test_progress_is_only_drawn_for_a_page():
-    from rlviz.ui import chrome
+    from rlviz.ui import caching
 
-    with chrome._progress("Working…"):  # no page in this thread: nothing to draw, no error
+    with caching._progress("Working…"):  # no page in this thread: nothing to draw, no error
         pass
 
 
@@ -551,7 +551,7 @@ def test_cached_figures_are_kept_in_the_form_they_are_sent_in():
     import plotly.io as pio
     import plotly.tools
 
-    from rlviz.ui.chrome import SentFigure, _Handover, _sendable
+    from rlviz.ui.caching import SentFigure, _Handover, _sendable
 
     rng = np.random.default_rng(0)
     fig = go.Figure([go.Heatmap(z=rng.normal(size=(4, 5))),
@@ -584,22 +584,22 @@ def test_chart_hands_streamlit_the_kept_dict_of_a_shared_figure(monkeypatch):
     """ui.chart sends a SentFigure's kept dict; a resized copy or a plain figure goes as it is."""
     import plotly.graph_objects as go
 
-    from rlviz.ui import chrome
+    from rlviz.ui import caching, chrome
 
     got = []
     monkeypatch.setattr(chrome.st, "plotly_chart", lambda fig, **kw: got.append(fig))
     plain = go.Figure(go.Scatter(y=[1, 2]))
-    shared = chrome.SentFigure(plain)
+    shared = caching.SentFigure(plain)
     chrome.chart(shared)
     chrome.chart(plain)
     chrome.chart(shared, height=300)
-    assert isinstance(got[0], chrome._Handover) and got[0].to_dict() is shared._sent
+    assert isinstance(got[0], caching._Handover) and got[0].to_dict() is shared._sent
     assert got[1] is plain
-    assert not isinstance(got[2], chrome._Handover) and got[2].layout.height == 300
+    assert not isinstance(got[2], caching._Handover) and got[2].layout.height == 300
 
 
 def test_a_cached_function_is_decorated_once_and_computes_with_this_runs_function():
-    from rlviz.ui.chrome import _reused
+    from rlviz.ui.caching import _reused
 
     made = []
 
@@ -624,7 +624,7 @@ def test_a_cached_call_passes_its_arguments_by_name_and_hits_the_same_entry():
     ui.cached names them instead, in the function's order, so the cache key is the same."""
     import streamlit as st
 
-    from rlviz.ui.chrome import _by_name
+    from rlviz.ui.caching import _by_name
 
     seen = []
 

@@ -1,6 +1,7 @@
 """The only library code that imports streamlit: page chrome, URL-bound controls, panels."""
 
-from rlviz.ui.chrome import Check, Page, cached, cached_figures, chart, page
+from rlviz.ui.caching import cached, cached_figures
+from rlviz.ui.chrome import Check, Page, chart, page
 from rlviz.ui.controls import (
     Choice,
     Control,

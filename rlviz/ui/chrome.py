@@ -20,7 +20,6 @@ server and the user sees a short note, never a traceback. Streamlit's own contro
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import io
@@ -29,7 +28,6 @@ import logging
 import math
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,11 +40,12 @@ import streamlit as st
 from rlviz import __version__
 from rlviz.errors import InputError
 from rlviz.ui import classroom, export, questions
+from rlviz.ui.caching import RUN, handover
 from rlviz.ui.catalog import PageInfo, page_info
 from rlviz.ui.controls import Control, Params, Section
 from rlviz.ui.navigation import favicon
 
-__all__ = ["Check", "Page", "cached", "cached_figures", "chart", "page"]
+__all__ = ["Check", "Page", "chart", "page"]
 
 log = logging.getLogger("rlviz.ui")
 
@@ -72,192 +71,13 @@ FRIENDLY_ERROR = (
 )
 
 
-_WRAPPED: dict[tuple, Callable] = {}
-"""Cached functions already made, by the code of the page function and the decorator's options.
-
-A page script runs afresh on every rerun, so its decorators run again each time, and making a
-Streamlit cached function reads and tokenises the function's source (about a third of a
-millisecond each). The wrapper is made once per process instead; see ``_reused``."""
-_WRAPPED_LOCK = threading.Lock()
-_THIS_RUN = threading.local()
-"""The page functions defined by the script run on this thread, by code object."""
-
-
-def _reused(fn: Callable, options: tuple, make: Callable[[Callable], Callable]) -> Callable:
-    """The cached wrapper of ``fn``, made by ``make`` on the first run and reused afterwards.
-
-    The wrapper calls the function that this thread's run defined (its own globals and
-    closure), so a rerun computes exactly what a fresh wrapper would; only the decorating is
-    saved. The cache itself is Streamlit's, keyed by the function's source as always.
-    """
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return make(fn)
-    current = _THIS_RUN.__dict__.setdefault("functions", {})
-    current[code] = fn
-    key = (code, *options)
-    wrapped = _WRAPPED.get(key)
-    if wrapped is None:
-        first = fn
-
-        @functools.wraps(fn)
-        def latest(*args: Any, **kwargs: Any) -> Any:
-            return getattr(_THIS_RUN, "functions", {}).get(code, first)(*args, **kwargs)
-
-        with _WRAPPED_LOCK:
-            wrapped = _WRAPPED.setdefault(key, make(latest))
-    return wrapped
-
-
-def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
-    """``st.cache_data`` with the app's bounded policy: a page's compute is cached by its inputs.
-
-    Arguments must be hashable primitives; the result is returned as a copy, so callers cannot
-    mutate the cached value. While a value is computed (a cache miss that lasts longer than
-    half a second) a spinner with the elapsed time shows where the call was made; the page
-    also shows one right under the control that was just changed, where the user is looking.
-    """
-    label = show_spinner if isinstance(show_spinner, str) else "Computing…"
-
-    def make(fn: Callable) -> Callable:
-        @functools.wraps(fn)
-        def compute(*args: Any, **kwargs: Any) -> Any:
-            if show_spinner is False:
-                return fn(*args, **kwargs)
-            with _progress(label):
-                return fn(*args, **kwargs)
-
-        keep = st.cache_data(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
-        return _by_name(fn, keep(compute))
-
-    def decorate(fn: Callable) -> Callable:
-        return _reused(fn, ("data", max_entries, show_spinner), make)
-
-    return decorate
-
-
-def _by_name(fn: Callable, cached_fn: Callable) -> Callable:
-    """``cached_fn`` called with every argument by name, in ``fn``'s order: the same cache key.
-
-    Streamlit looks up the name of each positional argument of a cached call in the function's
-    signature, which it builds afresh for every argument of every call (``inspect.signature``
-    through the decorators: a tenth of a millisecond each, several per call and several calls
-    per rerun); named arguments need no lookup.
-    """
-    params = list(inspect.signature(fn).parameters.values())
-    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
-        return cached_fn
-    names = tuple(p.name for p in params)
-
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if len(args) > len(names):
-            return cached_fn(*args, **kwargs)  # let Python report the wrong call
-        return cached_fn(**dict(zip(names[:len(args)], args, strict=True)), **kwargs)
-
-    return call
-
-
-_RUN = threading.local()
-"""What the script run on this thread is drawing: its ``Page`` and whether progress shows."""
-
-
-@contextlib.contextmanager
-def _progress(label: str):
-    """A spinner where a computation was asked for (outermost cached call of a run only).
-
-    Streamlit shows a spinner only after half a second, so fast computations show nothing.
-    """
-    if getattr(_RUN, "page", None) is None or getattr(_RUN, "busy", False):
-        yield
-        return
-    _RUN.busy = True
-    try:
-        with st.spinner(label, show_time=True):
-            yield
-    finally:
-        _RUN.busy = False
-
-
-def cached_figures(max_entries: int = 32):
-    """``st.cache_resource`` for functions that build figures from primitive settings.
-
-    Building a plotly figure (validating every trace and frame) usually costs more than the rest
-    of a rerun, and a figure depends only on the settings that produced it, so a page builds
-    each view once and every session shares it. Shared means read-only: show the figure with
-    ``ui.chart`` and never change it afterwards.
-    """
-    keep = st.cache_resource(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
-
-    def make(fn: Callable) -> Callable:
-        @functools.wraps(fn)
-        def build(*args: Any, **kwargs: Any) -> Any:
-            return _sendable(fn(*args, **kwargs))
-
-        return keep(build)
-
-    def decorate(fn: Callable) -> Callable:
-        return _reused(fn, ("resource", max_entries), make)
-
-    return decorate
-
-
-class SentFigure(go.Figure):
-    """A shared figure that also keeps the dict ``st.plotly_chart`` sends for it.
-
-    ``st.plotly_chart`` asks a figure for ``to_dict()``, which deep-copies every trace and
-    walks them to base64-encode their arrays: the largest part of what charting costs a warm
-    rerun. A shared figure never changes (``cached_figures``), so that dict is made once, when
-    the figure is built, and ``chart`` hands it over as it is; Streamlit only reads it (plotly's
-    ``to_json`` removes trace ``uid``s from the dict, which this one has none of). Anything
-    else that asks this figure for ``to_dict()`` (the HTML and PNG exports, a copy made to
-    resize it) gets plotly's own fresh copy.
-    """
-
-    def __init__(self, fig: go.Figure):
-        # Rebuilt from its dict, the figure holds its arrays base64-encoded, as they are sent.
-        super().__init__(fig.to_dict())
-        sent = super().to_dict()
-        for trace in sent["data"]:  # plotly's to_json drops them from the dict it is given
-            trace.pop("uid", None)
-        self._sent = sent
-
-
-class _Handover(go.Figure):
-    """What ``chart`` gives ``st.plotly_chart`` for a ``SentFigure``: its kept dict.
-
-    Streamlit takes a plotly figure's ``to_dict()`` and turns that into JSON without changing
-    it; this figure answers with the dict already made. It is built for that one call and holds
-    nothing else (no traces to validate), so it is no figure to draw or change.
-    """
-
-    def __init__(self, sent: dict):  # plotly's constructor is not called: nothing to validate
-        object.__setattr__(self, "_sent", sent)
-
-    def to_dict(self) -> dict:
-        return self._sent
-
-
-def _sendable(result: Any) -> Any:
-    """A builder's figures (alone, or in a tuple, list or dict) as ``SentFigure``s."""
-    if isinstance(result, go.Figure):
-        return SentFigure(result)
-    if isinstance(result, tuple) and not hasattr(result, "_fields"):
-        return tuple(_sendable(x) for x in result)
-    if isinstance(result, list):
-        return [_sendable(x) for x in result]
-    if isinstance(result, dict):
-        return {k: _sendable(v) for k, v in result.items()}
-    return result
-
-
 def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> None:
     """Show a plotly figure in the rlviz template (not Streamlit's theme).
 
     The figure is never changed (it may be shared through ``cached_figures``); a ``height``
     is applied to a copy.
     """
-    page = getattr(_RUN, "page", None)
+    page = getattr(RUN, "page", None)
     slide = page._classroom.chart(fig, height) if page is not None else None
     if slide is not None:  # presentation mode: one figure at a time, sized to the screen
         where, fig = slide
@@ -266,8 +86,7 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
         return
     if height is not None and fig.layout.height != height:
         fig = go.Figure(fig).update_layout(height=height)
-    sent = _Handover(fig._sent) if isinstance(fig, SentFigure) else fig
-    st.plotly_chart(sent, theme=None, config=PLOTLY_CONFIG, key=key)
+    st.plotly_chart(handover(fig), theme=None, config=PLOTLY_CONFIG, key=key)
 
 
 @dataclass(frozen=True)
@@ -406,7 +225,7 @@ class Page:
             initial_sidebar_state="collapsed" if self._classroom.present else "auto",
         )
         DECLARED[self.slug] = {}  # this run's controls only
-        _RUN.page = self
+        RUN.page = self
         with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
             # presenting, the title leaves room for the figure's previous/next beside it
             st.title(self.heading, anchor=False,
@@ -427,7 +246,7 @@ class Page:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
-        _RUN.page = None
+        RUN.page = None
         if self._busy is not None:
             self._busy.__exit__(None, None, None)
             self._busy = None
