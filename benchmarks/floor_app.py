@@ -47,7 +47,7 @@ def capture(out: Path, slugs: list[str] | None = None, timeout: float = 120) -> 
 
     def keep(self, figure_or_data, *args, **kwargs):
         # A plain figure, as the page's builder made it (a shared one reaches Streamlit as
-        # the dict it keeps for sending, see rlviz.ui.chrome.SentFigure).
+        # the dict it keeps for sending, see rlviz.ui.caching.SentFigure).
         seen.append(go.Figure(figure_or_data.to_dict()))
         return original(self, figure_or_data, *args, **kwargs)
 

@@ -163,11 +163,10 @@ class SentFigure(go.Figure):
     """
 
     def __init__(self, fig: go.Figure):
-        # Rebuilt from its dict, the figure holds its arrays base64-encoded, as they are sent.
-        super().__init__(fig.to_dict())
-        sent = super().to_dict()
+        sent = fig.to_dict()  # what st.plotly_chart would send: arrays base64-encoded
         for trace in sent["data"]:  # plotly's to_json drops them from the dict it is given
             trace.pop("uid", None)
+        super().__init__(sent)  # built from it (and leaving it as it was): arrays encoded too
         self._sent = sent
 
 
