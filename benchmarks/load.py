@@ -9,7 +9,10 @@ The report gives rerun latency percentiles, failed sessions, and the server's me
     python -m benchmarks.load --sessions 20 --duration 30 --burst --waves 5 --wave-size 100
     python -m benchmarks.load --url http://127.0.0.1:8080 --pid 1234   # an existing server
 
-Everything stays on loopback. The server is started from this checkout when no URL is given.
+Everything stays on loopback. The server is started from this checkout when no URL is given,
+and then the same sessions also run, at the same time, against the floor
+(``benchmarks/floor_app.py``: the pages' figures and nothing else); the last row gives rlviz's
+CPU time per run as a multiple of the floor's.
 """
 
 from __future__ import annotations
@@ -468,6 +471,46 @@ async def concurrent(base_url: str, pages: Sequence[str], sessions: int, duratio
     return stats
 
 
+async def side_by_side(targets: Sequence[tuple[str, bool]], pages: Sequence[str], sessions: int,
+                       duration: float, interval: float,
+                       windows: Sequence[Window | None] = ()) -> list[list[SessionStats]]:
+    """The same ``sessions`` against each ``(url, is_floor)`` target, all at the same time.
+
+    Run side by side, rlviz and the floor share whatever else the machine is doing in those
+    seconds, so the ratio of their costs does not move with it (one after the other, a machine
+    whose speed drifts by a tenth between two rounds moves the ratio by as much).
+    """
+    windows = list(windows) or [None] * len(targets)
+    return list(await asyncio.gather(*(
+        concurrent(url, pages, sessions, duration, interval, floor=is_floor, window=window)
+        for (url, is_floor), window in zip(targets, windows, strict=True)
+    )))
+
+
+def against_floor(rounds: Sequence[tuple[dict, dict]]) -> dict:
+    """The summary row: rlviz's CPU time per run as a multiple of the floor's, round by round.
+
+    Each round ran both at the same time; the figure given is the median of the rounds' ratios
+    (and the medians of the rounds' costs and latencies beside it).
+    """
+    def median(key: str, side: int) -> float:
+        return statistics.median(r[side].get(key, math.nan) for r in rounds)
+
+    ratios = [ours.get("server_cpu_ms_per_run", math.nan) / bare.get("server_cpu_ms_per_run",
+                                                                       math.nan)
+              for ours, bare in rounds]
+    return {
+        "scenario": f"rlviz against the floor, side by side (median of {len(rounds)} rounds)",
+        "ratio": statistics.median(ratios),
+        "ratios": [round(r, 2) for r in ratios],
+        "rlviz_cpu_ms_per_run": median("server_cpu_ms_per_run", 0),
+        "floor_cpu_ms_per_run": median("server_cpu_ms_per_run", 1),
+        "rlviz_p50_ms": median("p50_ms", 0), "floor_p50_ms": median("p50_ms", 1),
+        "rlviz_p95_ms": median("p95_ms", 0), "floor_p95_ms": median("p95_ms", 1),
+        "failed_sessions": sum(r[0]["failed_sessions"] + r[1]["failed_sessions"] for r in rounds),
+    }
+
+
 async def wave(base_url: str, pages: Sequence[str], size: int) -> list[SessionStats]:
     """``size`` sessions connect at once, load a page, and leave."""
     stats = [SessionStats(pages[i % len(pages)]) for i in range(size)]
@@ -547,7 +590,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--floor-figures", type=Path,
                     help="figures captured before (python -m benchmarks.floor_app --capture)")
     ap.add_argument("--repeat", type=int, default=1,
-                    help="steady rounds, alternating rlviz and the floor; the best of each counts")
+                    help="steady rounds (rlviz and the floor side by side); the summary gives "
+                         "the median of the rounds' ratios")
     args = ap.parse_args(argv)
     globals()["RUN_TIMEOUT"] = args.run_timeout  # every session of this run waits as long
     floor = args.floor if args.floor is not None else (not args.url and args.workers == 1)
@@ -583,38 +627,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             floor_proc = start_floor(floor_port, figures)
             floor_url = f"http://127.0.0.1:{floor_port}"
         if args.warmup > 0:
-            asyncio.run(concurrent(base_url, pages, args.sessions, args.warmup, args.interval))
-            if floor_proc is not None:
-                asyncio.run(concurrent(floor_url, pages, args.sessions, args.warmup,
-                                       args.interval, floor=True))
+            warm = [(base_url, False)] + ([(floor_url, True)] if floor_proc is not None else [])
+            asyncio.run(side_by_side(warm, pages, args.sessions, args.warmup, args.interval))
         if not args.no_steady:
-            best: dict[str, dict] = {}
+            rounds = []
             for _ in range(max(args.repeat, 1)):
                 targets = [("steady", base_url, pids, False)]
                 if floor_proc is not None:
-                    targets.append(("floor: figures only", floor_url, [floor_proc.pid], True))
-                for name, url, server_pids, is_floor in targets:
-                    window = Window(server_pids)
-                    with Sampler(server_pids) as sampler:
-                        stats = asyncio.run(concurrent(url, pages, args.sessions, args.duration,
-                                                       args.interval, floor=is_floor,
-                                                       window=window))
-                    row = summarise(name, stats, sampler, window)
-                    rows.append(row)
-                    cost = row.get("server_cpu_ms_per_run", math.inf)
-                    if cost == cost and cost < best.get(name, {}).get("server_cpu_ms_per_run",
-                                                                       math.inf):
-                        best[name] = row
-            if floor_proc is not None and len(best) == 2:
-                ours, bare = best["steady"], best["floor: figures only"]
-                rows.append({
-                    "scenario": f"rlviz against the floor (best of {max(args.repeat, 1)})",
-                    "rlviz_cpu_ms_per_run": ours["server_cpu_ms_per_run"],
-                    "floor_cpu_ms_per_run": bare["server_cpu_ms_per_run"],
-                    "ratio": ours["server_cpu_ms_per_run"] / bare["server_cpu_ms_per_run"],
-                    "rlviz_p50_ms": ours["p50_ms"], "floor_p50_ms": bare["p50_ms"],
-                    "rlviz_p95_ms": ours["p95_ms"], "floor_p95_ms": bare["p95_ms"],
-                })
+                    targets.append(("floor: figures only, at the same time", floor_url,
+                                    [floor_proc.pid], True))
+                windows = [Window(server_pids) for _, _, server_pids, _ in targets]
+                with contextlib.ExitStack() as stack:
+                    samplers = [stack.enter_context(Sampler(server_pids))
+                                for _, _, server_pids, _ in targets]
+                    results = asyncio.run(side_by_side(
+                        [(url, is_floor) for _, url, _, is_floor in targets], pages,
+                        args.sessions, args.duration, args.interval, windows))
+                got = [summarise(name, stats, sampler, window) for (name, *_), stats, sampler,
+                       window in zip(targets, results, samplers, windows, strict=True)]
+                rows += got
+                if len(got) == 2:
+                    rounds.append(tuple(got))
+            if rounds:
+                rows.append(against_floor(rounds))
         if args.explore:
             with Sampler(pids) as sampler:
                 stats = asyncio.run(concurrent(base_url, pages, args.sessions, args.duration,

@@ -11,7 +11,7 @@ INTRO = (
     "page's address, so a reload or a bookmark keeps it and the server keeps none of it."
 )
 
-with ui.page("drill", intro=INTRO):
+with ui.page("drill", intro=INTRO, share=False):
     bank = interview.bank()
     topics, levels = quiz.filters()
     chosen = drill.filter_questions(bank, topics=topics, difficulties=levels)

@@ -11,7 +11,7 @@ INTRO = (
     "an interview at the whiteboard, or getting a feel for what a hyperparameter really does."
 )
 
-with ui.page("home", heading="rlviz", intro=INTRO):
+with ui.page("home", heading="rlviz", intro=INTRO, share=False):
     pages = available_pages()
     if not pages:
         st.info("No algorithm pages yet.")

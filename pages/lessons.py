@@ -9,5 +9,5 @@ INTRO = (
     "page, *Make a teacher link* adds the view you see as the next step."
 )
 
-with ui.page("lessons", intro=INTRO) as page:
+with ui.page("lessons", intro=INTRO, share=False) as page:
     classroom.lessons_page(page)

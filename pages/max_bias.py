@@ -37,7 +37,7 @@ TARGETS = {"q_learning": td.q_learning_target, "double_q": td.double_q_target,
            "expected_sarsa": td.expected_sarsa_target}
 
 
-@ui.cached(max_entries=48, show_spinner=False)
+@ui.cached(max_entries=48, show_spinner=False, copy=False)
 def train(algorithm, n_actions, sigma, epsilon, alpha, episodes, runs, seed):
     result = mb.run(mb.MaxBiasMDP(n_actions=n_actions, sigma=sigma), algorithms=(algorithm,),
                     episodes=episodes, runs=runs, epsilon=epsilon, alpha=alpha, seed=seed)
@@ -62,10 +62,11 @@ def train_all(settings) -> mb.Result:
     The runs draw the same dice, once: the later ones reuse what the first drew.
     """
     bar = None
+    methods = {}
     with mb.shared_dice():
         for k, algo in enumerate(mb.METHODS, start=1):
             start = time.perf_counter()
-            train(algo, *settings)
+            methods[algo] = train(algo, *settings)
             if bar is None and k < len(mb.METHODS) and time.perf_counter() - start > 0.25:
                 bar = st.progress(0.0)
             if bar is not None:
@@ -73,15 +74,17 @@ def train_all(settings) -> mb.Result:
                              text=f"Trained {figs.LABELS[algo]} ({k} of {len(mb.METHODS)})")
     if bar is not None:
         bar.empty()
-    return assemble(settings)
+    return assemble(settings, methods)
 
 
-def assemble(settings) -> mb.Result:
+def assemble(settings, methods=None) -> mb.Result:
     """The three methods' (cached) runs as one result."""
     n_actions, sigma, epsilon, alpha, episodes, runs, seed = settings
-    return mb.Result(mdp=mb.MaxBiasMDP(n_actions=n_actions, sigma=sigma),
-                     methods={a: train(a, *settings) for a in mb.METHODS}, epsilon=epsilon,
-                     alpha=alpha, gamma=1.0, episodes=episodes, runs=runs, seed=seed)
+    if methods is None:
+        methods = {a: train(a, *settings) for a in mb.METHODS}
+    return mb.Result(mdp=mb.MaxBiasMDP(n_actions=n_actions, sigma=sigma), methods=methods,
+                     epsilon=epsilon, alpha=alpha, gamma=1.0, episodes=episodes, runs=runs,
+                     seed=seed)
 
 
 @ui.cached(max_entries=32, show_spinner=False)

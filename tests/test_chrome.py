@@ -644,3 +644,41 @@ def test_a_cached_call_passes_its_arguments_by_name_and_hits_the_same_entry():
     assert cached(1, 2) == cached(a=1, b=2) == cached(1, b=2) == 6
     assert st.cache_data(compute)(1, 2) == 6, "a plain positional call, for comparison"
     assert seen == [(1, 2, 3)], "one entry, whichever way the arguments came"
+
+
+def test_a_shared_result_is_one_object_with_read_only_arrays():
+    """ui.cached(copy=False) hands every caller the same result, and no caller can change the
+    arrays in it for the others; the default hands each caller a copy of its own."""
+    from dataclasses import dataclass
+
+    import numpy as np
+
+    from rlviz.ui.caching import cached, read_only
+
+    @dataclass(frozen=True)
+    class Result:
+        curve: np.ndarray
+        by_name: dict
+        pair: tuple
+
+    calls = []
+
+    def compute(n):
+        calls.append(n)
+        return Result(np.zeros(n), {"a": np.ones(n)}, (np.arange(n), "label"))
+
+    def compute_plain(n):  # the same, in types a copy can be pickled from
+        calls.append(n)
+        return {"curve": np.zeros(n)}
+
+    shared, copied = cached(copy=False)(compute), cached()(compute_plain)
+    one, two = shared(3), shared(3)
+    assert one is two and calls == [3]
+    for array in (one.curve, one.by_name["a"], one.pair[0]):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 5.0
+    mine, theirs = copied(4), copied(4)
+    assert mine is not theirs and calls == [3, 4]
+    mine["curve"][0] = 5.0  # a copy of one's own may be changed
+    assert copied(4)["curve"][0] == 0.0
+    assert read_only(7) == 7 and read_only([np.ones(2)])[0].flags.writeable is False

@@ -124,10 +124,17 @@ def bank() -> tuple[Question, ...]:
 
 def for_page(slug: str) -> tuple[Question, ...]:
     """The questions a page lists in its "interview questions" panel."""
-    return tuple(q for q in _load() if q.page == slug)
+    if not _BY_PAGE:
+        by_page: dict[str | None, list[Question]] = {}
+        for q in _load():
+            by_page.setdefault(q.page, []).append(q)
+        _BY_PAGE.append({page: tuple(qs) for page, qs in by_page.items()})
+    return _BY_PAGE[0].get(slug, ())
 
 
 _CACHE: list[tuple[Question, ...]] = []
+_BY_PAGE: list[dict[str | None, tuple[Question, ...]]] = []
+"""The bank by page, made on the first lookup (every rerun of a page asks)."""
 
 
 def _load() -> tuple[Question, ...]:

@@ -8,16 +8,18 @@ process (a page's decorators run again on every rerun). A shared figure is kept 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-__all__ = ["RUN", "SentFigure", "cached", "cached_figures", "handover"]
+__all__ = ["RUN", "SentFigure", "cached", "cached_figures", "handover", "read_only"]
 
 
 _WRAPPED: dict[tuple, Callable] = {}
@@ -57,13 +59,18 @@ def _reused(fn: Callable, options: tuple, make: Callable[[Callable], Callable]) 
     return wrapped
 
 
-def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
+def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…",
+           copy: bool = True):
     """``st.cache_data`` with the app's bounded policy: a page's compute is cached by its inputs.
 
     Arguments must be hashable primitives; the result is returned as a copy, so callers cannot
     mutate the cached value. While a value is computed (a cache miss that lasts longer than
     half a second) a spinner with the elapsed time shows where the call was made; the page
     also shows one right under the control that was just changed, where the user is looking.
+
+    With ``copy=False`` every caller gets the one cached result (``st.cache_resource``), its
+    numpy arrays made read-only: for results of many megabytes that pages only read, which a
+    copy on every rerun would cost milliseconds.
     """
     label = show_spinner if isinstance(show_spinner, str) else "Computing…"
 
@@ -71,15 +78,18 @@ def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…"):
         @functools.wraps(fn)
         def compute(*args: Any, **kwargs: Any) -> Any:
             if show_spinner is False:
-                return fn(*args, **kwargs)
-            with _progress(label):
-                return fn(*args, **kwargs)
+                result = fn(*args, **kwargs)
+            else:
+                with _progress(label):
+                    result = fn(*args, **kwargs)
+            return result if copy else read_only(result)
 
-        keep = st.cache_data(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
+        store = st.cache_data if copy else st.cache_resource
+        keep = store(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
         return _by_name(fn, keep(compute))
 
     def decorate(fn: Callable) -> Callable:
-        return _reused(fn, ("data", max_entries, show_spinner), make)
+        return _reused(fn, ("data" if copy else "shared", max_entries, show_spinner), make)
 
     return decorate
 
@@ -104,6 +114,26 @@ def _by_name(fn: Callable, cached_fn: Callable) -> Callable:
         return cached_fn(**dict(zip(names[:len(args)], args, strict=True)), **kwargs)
 
     return call
+
+
+def read_only(result: Any) -> Any:
+    """``result`` with every numpy array in it made read-only, and returned.
+
+    Arrays are found through dataclasses, tuples, lists and dicts; a caller sharing the result
+    cannot change them for the others.
+    """
+    if isinstance(result, np.ndarray):
+        result.setflags(write=False)
+    elif dataclasses.is_dataclass(result) and not isinstance(result, type):
+        for f in dataclasses.fields(result):
+            read_only(getattr(result, f.name))
+    elif isinstance(result, tuple | list):
+        for x in result:
+            read_only(x)
+    elif isinstance(result, dict):
+        for x in result.values():
+            read_only(x)
+    return result
 
 
 RUN = threading.local()
@@ -142,7 +172,7 @@ def cached_figures(max_entries: int = 32):
         def build(*args: Any, **kwargs: Any) -> Any:
             return _sendable(fn(*args, **kwargs))
 
-        return keep(build)
+        return _by_name(fn, keep(build))
 
     def decorate(fn: Callable) -> Callable:
         return _reused(fn, ("resource", max_entries), make)

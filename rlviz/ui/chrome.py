@@ -201,19 +201,24 @@ class Page:
         intro: str = "",
         heading: str | None = None,
         info: PageInfo | None = None,
+        share: bool = True,
     ):
         self.info = info or page_info(slug)
+        self.shareable = share
         self.slug = slug
         self.intro = intro
         self.heading = heading or self.info.title
         self._controls: dict[str, Control] = {}
         self._values: dict[str, Any] = {}
         self._notices: list[str] = []
-        self._top: Any = None
+        self._slot: Any = None
+        self._top_box: Any = None
         self._share: Any = None
         self._busy: Any = None
         """The spinner under the control this run's user changed, while the run lasts."""
         self._loading: Any = None
+        self._kept_values: dict[str, Any] | None = None
+        self._domains: dict[str, str] | None = None
         self._classroom: classroom.Classroom | None = None
 
     # ----------------------------------------------------------------- lifecycle
@@ -231,7 +236,9 @@ class Page:
             st.title(self.heading, anchor=False,
                      width="content" if self._classroom.present else "stretch")
             self._classroom.title_row()  # presentation mode: the figure's previous/next
-            self._share = st.empty()
+            if self.shareable:
+                self._share = st.popover("Share this view", icon=":material/share:",
+                                         key=self.key("_share"), on_change="rerun")
         self._classroom.start()
         if self.intro and self._classroom.text:
             st.markdown(self.intro)
@@ -239,19 +246,29 @@ class Page:
         # (Streamlit's own spinners wait half a second); cleared when the page is drawn.
         first_visit = self.slug not in st.session_state.get(KEPT, {})
         self._kept()  # visited: a page without controls is drawn at once the next time
-        self._loading = st.empty()
+        # One slot under the intro: the loading note of a first visit, then the page's notices
+        # and errors when it has any (one element a rerun, which is usually empty).
+        self._slot = st.empty()
         if first_visit:
-            self._loading.status("Drawing this view…", state="running")
-        self._top = st.container()
+            self._loading = self._slot.status("Drawing this view…", state="running")
         return self
+
+    @property
+    def _top(self) -> Any:
+        """Where notices and errors go, at the top of the page (replacing the loading note)."""
+        if self._top_box is None:
+            self._loading = None
+            self._top_box = self._slot.container()
+        return self._top_box
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         RUN.page = None
         if self._busy is not None:
             self._busy.__exit__(None, None, None)
             self._busy = None
-        if self._loading is not None:
-            self._loading.empty()
+        if self._loading is not None:  # still showing: the view is drawn
+            self._slot.empty()
+            self._loading = None
         if exc is None:
             questions.panel(self.slug, self.settings)  # its interview questions, under it
         handled = False
@@ -308,10 +325,12 @@ class Page:
         """This page's values kept for the session, in plain session state.
 
         Streamlit forgets the state of every widget a run did not draw, such as all the
-        widgets of another page.
+        widgets of another page. Looked up once a run (each control asks).
         """
-        kept = st.session_state.setdefault(KEPT, {})
-        return kept.setdefault(self.slug, {})
+        if self._kept_values is None:
+            kept = st.session_state.setdefault(KEPT, {})
+            self._kept_values = kept.setdefault(self.slug, {})
+        return self._kept_values
 
     def _bind(self, control: Control) -> Any:
         if control.name in self._controls:
@@ -319,7 +338,9 @@ class Page:
         key = self.key(control.name)
         state = st.session_state
         kept = self._kept()
-        domains = state.setdefault(DOMAINS, {})
+        if self._domains is None:
+            self._domains = state.setdefault(DOMAINS, {})
+        domains = self._domains
         domain = self._domain(control)
         if key not in state:
             state[key] = self._initial(control, kept)
@@ -403,11 +424,10 @@ class Page:
         self._classroom.finish(self._controls)
         self._notices += self._classroom.notices
         self._show_notices()
-        if self._controls:
-            self._share_panel()
+        self._share_panel()
 
     def _show_notices(self) -> None:
-        if self._notices and self._top is not None:
+        if self._notices and self._slot is not None:
             for note in self._notices:
                 self._top.warning(note, icon=":material/link_off:")
             self._notices = []
@@ -438,18 +458,15 @@ class Page:
         return f"{base}?{query}" if query else base
 
     def _share_panel(self) -> None:
-        """"Share this view" beside the title: the link and a reset button, drawn while open.
+        """The contents of "Share this view" beside the title: the link and a reset button.
 
-        Like the panels, its contents cost the reruns of a closed box nothing: opening it
-        reruns the page, which fills it with the link of the view as it is.
+        The box is drawn with the title and filled here, at the end of the run, while it is
+        open: like the panels, its contents cost the reruns of a closed box nothing, and
+        opening it reruns the page, which fills it with the link of the view as it is.
         """
-        if self._share is None:
+        if self._share is None or not self._share.open:
             return
-        box = self._share.popover("Share this view", icon=":material/share:",
-                                  key=self.key("_share"), on_change="rerun")
-        if not box.open:
-            return
-        with box:
+        with self._share:
             st.markdown("Anyone who opens this link sees this exact view:")
             st.code(self.share_link(), language=None, wrap_lines=True)
             self._classroom.share_box()
@@ -497,8 +514,7 @@ class Page:
         table = ["| | check | this run | reference | tolerance | source |",
                  "|---|---|---|---|---|---|", *(c.row() for c in checks)]
         with st.container(border=True):  # the badge in the title's line: no columns to send
-            st.markdown(f"**{title}** &nbsp; {badge}")
-            st.markdown("\n".join(table))
+            st.markdown(f"**{title}** &nbsp; {badge}\n\n" + "\n".join(table))
         return ok
 
     def _panel(self, label: str, icon: str, name: str) -> Any | None:
@@ -640,12 +656,14 @@ def _data_bytes(table: Any) -> bytes:
     return _json_bytes(table)
 
 
-def page(slug: str, *, intro: str = "", heading: str | None = None) -> Page:
+def page(slug: str, *, intro: str = "", heading: str | None = None, share: bool = True) -> Page:
     """The chrome of the page ``slug`` (see ``rlviz.ui.catalog``), used as a context manager.
 
     Args:
         slug: The page's catalog entry.
         intro: Two sentences under the title: what this page shows.
         heading: Title to show instead of the catalog's.
+        share: Whether the title has a "Share this view" box (a page with no controls to
+            restore has nothing to share).
     """
-    return Page(slug, intro=intro, heading=heading)
+    return Page(slug, intro=intro, heading=heading, share=share)
