@@ -95,6 +95,12 @@ def estimators(args: tuple, trainer: str, samples: int, seed: int, _res) -> llm.
     return llm.kl_study(_res, trainer, n_samples=samples, seed=seed)
 
 
+@ui.cached(max_entries=32, show_spinner=False)
+def known(args: tuple, trainer: str, step: int, prompt: int, samples: int, seed: int, _res,
+          _view, _study) -> list[dict]:
+    return figs.checks(_res, _view, _study, wb)
+
+
 @ui.cached_figures()
 def curve_figures(args: tuple, _res):
     return {m: figs.curves(_res, m) for m in figs.METRICS}
@@ -254,7 +260,8 @@ with ui.page("grpo", intro=INTRO) as page:
 
     page.read_it(READ_IT)
     page.try_this(TRY_THIS)
-    page.known_answer([ui.Check(**c) for c in figs.checks(res, view, study, wb)])
+    page.known_answer([ui.Check(**c) for c in known(args, q.inspect, step, q3.prompt,
+                                                      e.samples, p.seed, res, view, study)])
     page.equations(EQUATIONS)
     page.source(llm.train_step, llm.grpo_advantages, llm.dr_grpo_advantages,
                 llm.rloo_advantages, llm.reinforce_advantages, llm.token_weights,

@@ -37,6 +37,11 @@ def toy(mu: tuple[float, ...], **settings) -> ppo.ToyResult:
     return ppo.run_toy(mu, **settings)
 
 
+@ui.cached(max_entries=64, show_spinner=False)
+def surface_checks(eps: float) -> ppo.SurfaceChecks:
+    return ppo.surface_checks(surface(eps))
+
+
 @ui.cached_figures()
 def surface_charts(eps: float, r: float, a: float, view: str):
     point = ppo.explain_point(r, a, epsilon=eps)
@@ -203,8 +208,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
         "Set the reward noise σ to 3 and try seeds 11, 13 and 16: the batch now misleads, and "
         "the unclipped run bets everything on it. What happens to J(π) under the clip?",
     ])
-    surf = surface(eps)
-    checks = ppo.surface_checks(surf)
+    checks = surface_checks(eps)
     page.known_answer([
         ui.Check("L(r, A) = r·A inside [1 − ε, 1 + ε] (max gap)", value=checks.inside_gap,
                  reference=0.0, source="Schulman et al. (2017), eq. 7"),
@@ -247,7 +251,7 @@ with ui.page("ppo_clip", intro=INTRO) as page:
     page.export(
         figures={"surface": main, "slices": slice_fig, "ratios": ratio_fig, "batch": batch_fig,
                  "kl": kl_fig, "summary": summary_fig, "value_loss": value_fig},
-        data=lambda: {"surface": pd.DataFrame(surf.table()),
+        data=lambda: {"surface": pd.DataFrame(surface(eps).table()),
                       "toy_epochs": pd.DataFrame(res.epoch_table()),
                       "toy_samples": pd.DataFrame(res.sample_table()), "point": vars(point)},
     )

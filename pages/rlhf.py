@@ -39,6 +39,17 @@ def verification(args, settings):
     return pref.verify(data(*args), policies(args, *settings))
 
 
+# The data, policies and verification ride along unhashed: their arguments identify them.
+@ui.cached(max_entries=32, show_spinner=False)
+def policy_table(args, settings, _run, _d):
+    return figs.policy_table(_run, _d)
+
+
+@ui.cached(max_entries=32, show_spinner=False)
+def known_answers(args, settings, worked, _d, _run, _v):
+    return figs.known_answers(_d, _run, _v, worked=worked)
+
+
 @ui.cached_figures()
 def view_figures(args, settings):
     d, run = data(*args), policies(args, *settings)
@@ -110,10 +121,10 @@ with ui.page("rlhf", intro=INTRO) as page:
     page.section(f"The policies at β = {p.beta:g}, and best-of-{p.n}")
     ui.chart(shown["policies"], key="rlhf.policies")
     st.caption(figs.policies_caption(run, v))
-    policy_table = figs.policy_table(run, d)
-    st.dataframe(policy_table, hide_index=True, width="stretch",
+    policies_table = policy_table(args, settings, run, d)
+    st.dataframe(policies_table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in policy_table.columns[1:]})
+                                for c in policies_table.columns[1:]})
 
     page.section("Over-optimisation: proxy and gold reward against KL")
     ui.chart(shown["overoptimisation"], key="rlhf.overoptimisation")
@@ -191,7 +202,7 @@ with ui.page("rlhf", intro=INTRO) as page:
         "Switch the DPO and PG policy to one logit per response. Which responses does DPO leave "
         "at π_ref's odds, and why does the policy gradient now fall short of π*?",
     ])
-    checks = figs.known_answers(d, run, v, worked=(lw, ll, rw, rl, beta_w))
+    checks = known_answers(args, settings, (lw, ll, rw, rl, beta_w), d, run, v)
     page.known_answer([ui.Check(**c) for c in checks])
     page.equations(figs.EQUATIONS)
     page.source(pref.dpo_loss, pref.bradley_terry_loss, pref.sampled_kl, pref.best_of_n,
@@ -205,7 +216,7 @@ with ui.page("rlhf", intro=INTRO) as page:
                 "pi_ref": space.p_ref, "in_pairs": d.counts,
                 **{f"pi_{name}": np.exp(lp) for name, lp in run.logp.items()}}),
             "pairs": pd.DataFrame({"chosen": d.pairs.chosen, "rejected": d.pairs.rejected}),
-            "policies": policy_table,
+            "policies": policies_table,
             "overoptimisation": pd.DataFrame({
                 "beta": frontier.betas, "sqrt_kl": frontier.sweep.sqrt_kl,
                 "proxy": frontier.sweep.proxy, "gold": frontier.sweep.gold}),

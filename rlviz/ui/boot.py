@@ -28,3 +28,8 @@ import scipy.stats  # noqa: F401
 import torch  # noqa: F401
 
 gc.freeze()
+
+import os  # noqa: E402  (experiment)
+
+if os.environ.get("RLVIZ_GC"):
+    gc.set_threshold(*(int(x) for x in os.environ["RLVIZ_GC"].split(",")))

@@ -514,7 +514,8 @@ class Page:
         table = ["| | check | this run | reference | tolerance | source |",
                  "|---|---|---|---|---|---|", *(c.row() for c in checks)]
         with st.container(border=True):  # the badge in the title's line: no columns to send
-            st.markdown(f"**{title}** &nbsp; {badge}\n\n" + "\n".join(table))
+            st.markdown(f"**{title}** &nbsp; {badge}")
+            st.markdown("\n".join(table))
         return ok
 
     def _panel(self, label: str, icon: str, name: str) -> Any | None:
