@@ -42,9 +42,25 @@ def run_page(path: Path | str, *, query: dict[str, str] | None = None,
 
 def open_panels(at: AppTest, slug: str) -> AppTest:
     """Open a page's equations, code and export panels (drawn only while open) and rerun."""
-    for name in ("equations", "source", "export"):
-        at.session_state[f"{slug}._panel.{name}"] = True
+    open_panel(at, slug, "equations", "source", "export")
     return at.run()
+
+
+def panel_labels(at: AppTest) -> set[str]:
+    """The labels of the panels a page offers in its row of panel toggles, open or not."""
+    labels: set[str] = set()
+    for group in at.button_group:
+        if group.key and group.key.endswith("._panels"):
+            labels |= {option.split(": ", 1)[-1] for option in group.options}
+    return labels
+
+
+def open_panel(at: AppTest, slug: str, *names: str) -> AppTest:
+    """Turn on panels in a page's row of panel toggles (for the next run), keeping the others."""
+    key = f"{slug}._panels"
+    shown = list(at.session_state[key]) if key in at.session_state else []
+    at.session_state[key] = list(dict.fromkeys([*shown, *names]))
+    return at
 
 
 def open_share(at: AppTest, slug: str) -> AppTest:

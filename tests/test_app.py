@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rlviz.ui import catalog
-from tests.conftest import PAGES, ROOT, assert_healthy, open_panels, run_page
+from tests.conftest import PAGES, ROOT, assert_healthy, open_panels, panel_labels, run_page
 
 WRITTEN = [p for p in catalog.PAGES if p.exists]
 
@@ -67,8 +67,7 @@ def test_every_page_runs_cleanly_at_defaults(info):
     assert_healthy(at)
     assert at.get("plotly_chart"), "every page draws at least one chart"
     assert any("| check |" in m.value for m in at.markdown), "known-answer badge"
-    labels = {e.label for e in at.expander}
-    assert {"The equations", "The code that ran", "Export"} <= labels
+    assert {"The equations", "The code that ran", "Export"} <= panel_labels(at)
     open_panels(at, info.slug)
     assert_healthy(at)
     assert at.latex, "the equations"

@@ -206,8 +206,8 @@ def on_a_phone_the_charts_fit(page) -> None:
 def equations_render(page) -> None:
     """KaTeX marks what it cannot parse with .katex-error, and draws an unknown command (two
     string pieces joined without a space, say) in its error colour."""
-    page.get_by_text("The equations", exact=True).click()
-    page.wait_for_selector('[data-testid="stExpanderDetails"] .katex', timeout=60_000)
+    page.get_by_role("button", name="The equations").click()
+    page.wait_for_selector('[data-testid="stMain"] .katex', timeout=60_000)
     settle(page)
     assert page.locator(".katex").count() >= 1
     assert page.locator(".katex-error").count() == 0

@@ -9,7 +9,7 @@ from rlviz import lessons
 from rlviz.lessons import LESSONS, RESERVED, Lesson, Step
 from rlviz.ui import catalog, classroom
 from rlviz.ui.chrome import DECLARED
-from tests.conftest import ROOT, assert_healthy, open_share, run_page
+from tests.conftest import ROOT, assert_healthy, open_panel, open_share, panel_labels, run_page
 
 SLIDES = ROOT / "tests" / "apps" / "slides_demo.py"
 LESSON_PAGE = catalog.LESSONS.file
@@ -171,14 +171,14 @@ def _with_panel(query=None) -> AppTest:
     at = AppTest.from_file(str(SLIDES), default_timeout=60)
     for key, value in (query or {}).items():
         at.query_params[key] = value
-    at.session_state["slides._panel.teacher"] = True
+    open_panel(at, "slides", "teacher")
     return at.run()
 
 
 def test_the_teacher_panel_makes_the_link_and_the_share_box_shows_it():
     at = _with_panel({"gamma": "0.4"})
     assert_healthy(at)
-    assert any(e.label == "Make a teacher link" for e in at.expander)
+    assert "Make a teacher link" in panel_labels(at)
     at.checkbox(key="slides._teach.hide.seed").check()
     at.checkbox(key="slides._teach.lock.gamma").check()
     at.toggle(key="slides._teach.text").set_value(False)

@@ -10,7 +10,7 @@ from rlviz.interview import whiteboard
 from rlviz.interview.whiteboard import LiveCheck, live_check
 from rlviz.ui import catalog
 from rlviz.ui.questions import LABEL, check_line
-from tests.conftest import PAGES, assert_healthy, run_page
+from tests.conftest import PAGES, assert_healthy, open_panel, panel_labels, run_page
 
 SLUGS = sorted(p.slug for p in catalog.PAGES
                if p.exists and importlib.util.find_spec(f"rlviz.interview.whiteboard.{p.slug}"))
@@ -108,8 +108,8 @@ def test_live_check_flags_differences_shapes_and_nans():
 def test_the_panel_shows_the_check_on_the_current_view():
     at = run_page(PAGES / "value_iteration.py", query={"gamma": "0.9"}, timeout=300)
     assert_healthy(at)
-    assert LABEL in [e.label for e in at.expander]
-    at.session_state["value_iteration._questions"] = True
+    assert LABEL in panel_labels(at)
+    open_panel(at, "value_iteration", "questions")
     at.run()
     assert_healthy(at)
     lines = [m.value for m in at.markdown if m.value.startswith("Whiteboard check on this view")]
@@ -124,7 +124,7 @@ def test_a_failing_check_is_logged_and_the_questions_stay(monkeypatch, caplog):
 
     monkeypatch.setattr(whiteboard, "live_check", broken)
     at = run_page(PAGES / "value_iteration.py", timeout=300)
-    at.session_state["value_iteration._questions"] = True
+    open_panel(at, "value_iteration", "questions")
     at.run()
     assert_healthy(at)
     assert any("could not run on this view" in c.value for c in at.caption)

@@ -3,7 +3,7 @@
 import pytest
 
 from rlviz.ui.chrome import FRIENDLY_ERROR
-from tests.conftest import PAGES, assert_healthy, run_page
+from tests.conftest import PAGES, assert_healthy, panel_labels, run_page
 
 PAGE = PAGES / "cliff_td.py"
 
@@ -25,7 +25,7 @@ def test_defaults_reproduce_the_book():
     assert "Q-learning's greedy path: moves from S to G | 13 | 13" in table
     captions = " ".join(c.value for c in at.caption)
     assert "Mean return over the last 100 episodes: Q-learning -50.4 · SARSA -28.4." in captions
-    assert {"The equations", "The code that ran", "Export"} <= {e.label for e in at.expander}
+    assert {"The equations", "The code that ran", "Export"} <= panel_labels(at)
     assert not at.warning
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from rlviz import llm
-from tests.conftest import PAGES, assert_healthy, open_panels, run_page
+from tests.conftest import PAGES, assert_healthy, open_panel, open_panels, run_page
 
 PAGE = PAGES / "grpo.py"
 SMALL = {"steps": "40", "seeds": "2"}  # quick where the length of training is not the point
@@ -187,7 +187,7 @@ def test_the_interview_panel_lists_the_questions_with_their_links():
     from rlviz.interview import grpo as bank
 
     at = run_page(PAGE, query=SMALL)
-    at.session_state["grpo._questions"] = True
+    open_panel(at, "grpo", "questions")
     at.run()
     assert_healthy(at)
     text = " ".join(m.value for m in at.markdown)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.conftest import PAGES, assert_healthy, run_page, shown_text
+from tests.conftest import PAGES, assert_healthy, panel_labels, run_page, shown_text
 
 PAGE = PAGES / "mcts.py"
 
@@ -29,8 +29,7 @@ def test_defaults_draw_every_chart_and_pass_the_known_answer():
     spec = tree_spec(at)
     assert spec["frames"], "the tree grows with play/pause frames"
     assert "Iteration 400 of 400" in spec["layout"]["title"]["text"]
-    labels = {e.label for e in at.expander}
-    assert {"The equations", "The code that ran", "Export"} <= labels
+    assert {"The equations", "The code that ran", "Export"} <= panel_labels(at)
 
 
 @pytest.mark.parametrize(

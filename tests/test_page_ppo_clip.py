@@ -4,7 +4,15 @@ import json
 
 import pytest
 
-from tests.conftest import PAGES, assert_healthy, open_panels, open_share, run_page, shown_text
+from tests.conftest import (
+    PAGES,
+    assert_healthy,
+    open_panels,
+    open_share,
+    panel_labels,
+    run_page,
+    shown_text,
+)
 
 PAGE = PAGES / "ppo_clip.py"
 KEY = "ppo_clip.{}".format
@@ -39,7 +47,7 @@ def test_defaults(default):
     rows = badge_rows(at)
     assert len(rows) == 4 and all(":green[" in r for r in rows), rows
     assert any(":green-badge[:material/check: matches]" in m.value for m in at.markdown)
-    assert {"The equations", "The code that ran", "Export"} <= {e.label for e in at.expander}
+    assert {"The equations", "The code that ran", "Export"} <= panel_labels(at)
     open_panels(at, "ppo_clip")
     assert any("def clipped_surrogate" in c.value for c in at.code)
     assert any("def run_toy" in c.value for c in at.code)

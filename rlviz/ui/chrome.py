@@ -37,7 +37,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from rlviz import __version__
+from rlviz import __version__, interview
 from rlviz.errors import InputError
 from rlviz.ui import classroom, export, questions
 from rlviz.ui.caching import RUN, handover
@@ -55,6 +55,16 @@ PLOTLY_CONFIG = {
     # gives each figure as PNG and interactive HTML.
     "displayModeBar": False,
 }
+PANELS: dict[str, tuple[str, str]] = {
+    "equations": ("The equations", ":material/function:"),
+    "source": ("The code that ran", ":material/code:"),
+    "export": ("Export", ":material/download:"),
+    "questions": (questions.LABEL, ":material/school:"),
+    "teacher": ("Make a teacher link", ":material/co_present:"),
+}
+"""The panels under a page, by name: label and icon."""
+PANELS_KEY = "_panels"
+"""Widget key (after the page's slug) of the row of panel toggles: the names of the open ones."""
 PUBLIC_URL = "RLVIZ_PUBLIC_URL"
 """Environment variable: the address students reach the app at, for share links (for example
 ``https://rl.example.org/class``). Without it a link starts with the browser's own address."""
@@ -218,6 +228,10 @@ class Page:
         """The spinner under the control this run's user changed, while the run lasts."""
         self._loading: Any = None
         self._kept_values: dict[str, Any] | None = None
+        self._panel_row: Any = None
+        """Where the row of panel toggles goes (kept by the first panel of the run)."""
+        self._panels: list[str] = []
+        """The panels this run asked for, in order."""
         self._domains: dict[str, str] | None = None
         self._classroom: classroom.Classroom | None = None
 
@@ -269,8 +283,8 @@ class Page:
         if self._loading is not None:  # still showing: the view is drawn
             self._slot.empty()
             self._loading = None
-        if exc is None:
-            questions.panel(self.slug, self.settings)  # its interview questions, under it
+        if exc is None and interview.for_page(self.slug):  # its interview questions, under it
+            questions.panel(self.slug, self.settings, self._panel("questions"))
         handled = False
         if exc is not None and isinstance(exc, Exception):
             handled = True
@@ -425,6 +439,7 @@ class Page:
         self._notices += self._classroom.notices
         self._show_notices()
         self._share_panel()
+        self._draw_panel_row()
 
     def _show_notices(self) -> None:
         if self._notices and self._slot is not None:
@@ -518,18 +533,42 @@ class Page:
             st.markdown("\n".join(table))
         return ok
 
-    def _panel(self, label: str, icon: str, name: str) -> Any | None:
-        """A closed-by-default expander whose contents are drawn only while it is open.
+    def _panel(self, name: str) -> Any | None:
+        """The box to draw one of the page's panels into while it is open, else None.
 
-        Opening it reruns the page; closed, it costs nothing on the reruns that every slider
-        move causes. Returns the container to draw into, or None when closed.
+        The panels (``PANELS``) are toggles in one row under the page, one widget a rerun
+        however many panels the page has: the row is drawn at the end of the run, where the
+        first panel asked for it, with the panels asked for; each open panel is a bordered box
+        under it. Opening one reruns the page; closed, a panel costs its reruns nothing.
         """
-        box = st.expander(label, icon=icon, key=self.key(f"_panel.{name}"), on_change="rerun")
-        return box if box.open else None
+        if self._panel_row is None:
+            self._panel_row = st.empty()
+        self._panels.append(name)
+        if name not in (st.session_state.get(self.key(PANELS_KEY)) or ()):
+            return None
+        label, icon = PANELS[name]
+        box = st.container(border=True)
+        box.markdown(f"{icon} **{label}**")
+        return box
+
+    def _draw_panel_row(self) -> None:
+        """The row of panel toggles, in the place the first panel kept for it."""
+        if self._panel_row is None:
+            return
+        names = list(dict.fromkeys(self._panels))
+        key = self.key(PANELS_KEY)
+        chosen = st.session_state.get(key)
+        if chosen and not set(chosen) <= set(names):  # a panel this run did not ask for
+            st.session_state[key] = [n for n in chosen if n in names]
+        self._panel_row.pills(
+            "More on this view", names, selection_mode="multi", key=key,
+            format_func=lambda n: f"{PANELS[n][1]} {PANELS[n][0]}",
+            label_visibility="collapsed",
+        )
 
     def equations(self, items: Sequence[tuple[str, str]]) -> None:
         """The equations behind the page, each with a one-line caption."""
-        box = self._panel("The equations", ":material/function:", "equations")
+        box = self._panel("equations")
         if box is None:
             return
         with box:
@@ -545,7 +584,7 @@ class Page:
         be called by the computation that drew the view: a test per page proves it.
         """
         SHOWN[self.slug] = tuple(objects)
-        box = self._panel("The code that ran", ":material/code:", "source")
+        box = self._panel("source")
         if box is None:
             return
         with box:
@@ -570,7 +609,7 @@ class Page:
         button is pressed. ``data`` may be a zero-argument callable returning the tables
         (``data=lambda: {...}``), so that they are assembled only when the panel is open.
         """
-        box = self._panel("Export", ":material/download:", "export")
+        box = self._panel("export")
         if box is None:
             return
         figures = dict(figures or {})

@@ -263,7 +263,7 @@ class Classroom:
 
     def teacher_panel(self) -> None:
         """"Make a teacher link": hide or lock each control, hide the text, present."""
-        box = self.page._panel("Make a teacher link", ":material/school:", "teacher")
+        box = self.page._panel("teacher")
         if box is None:
             return
         controls = self.page._controls

@@ -1,7 +1,8 @@
 """Every algorithm page's "Interview questions on this page" panel, drawn by the chrome.
 
-The chrome calls ``panel(slug)`` after a page's body, so no page file draws it; a page with no
-questions in the bank (home, the drill) gets nothing.
+The chrome calls ``panel(slug, settings, box)`` after a page's body, with the box of its panel
+while that is open, so no page file draws it; a page with no questions in the bank (home, the
+drill) gets nothing.
 """
 
 from __future__ import annotations
@@ -82,18 +83,14 @@ def _live_check(slug: str, settings: Mapping[str, Any] | None) -> None:
         st.markdown(check_line(check))
 
 
-def panel(slug: str, settings: Mapping[str, Any] | None = None) -> None:
-    """The closed-by-default panel of the page's questions, drawn only while open.
+def panel(slug: str, settings: Mapping[str, Any] | None = None, box: Any = None) -> None:
+    """The page's questions, drawn into ``box``: the chrome's panel of them, while it is open.
 
     ``settings`` are the page's current control values: the whiteboard check at the top of the
     panel runs the family's whiteboard version and rlviz on a small instance of that view.
     """
     questions = interview.for_page(slug)
-    if not questions:
-        return
-    box = st.expander(LABEL, icon=":material/school:", key=f"{slug}._questions",
-                      on_change="rerun")
-    if not box.open:
+    if box is None or not questions:
         return
     try:
         with box:
