@@ -43,16 +43,9 @@ def chain(delta: float, horizon: int, episodes: int, runs: int, critic: str, see
                               critic=critic, seed=seed)
 
 
-# The chain study rides along unhashed (``_ch``): its arguments already identify it.
 @ui.cached(max_entries=32, show_spinner=False)
-def estimator_table(ch_args: tuple, _ch):
+def estimator_table(ch_args: tuple, _ch):  # the study rides along unhashed: ch_args name it
     return figs.estimator_table(_ch)
-
-
-@ui.cached(max_entries=16, show_spinner=False)
-def target_moment(state) -> float:
-    """E_b[ρ G²] of the target policy from ``state``: its second moment under the target."""
-    return op.blackjack_moment(state, ratio_power=1, payoff=(1.0, 0.0, 1.0))
 
 
 @ui.cached_figures()
@@ -250,7 +243,8 @@ with ui.page("importance_sampling", intro=INTRO) as page:
     se_bj = np.sqrt(bj.per_episode_variance / (bj.episodes * bj.runs))
     checks = []
     if book_state:
-        var_target = target_moment(bj.state) - bj.true_value**2
+        var_target = op.blackjack_moment(bj.state, ratio_power=1, payoff=(1.0, 0.0, 1.0)) \
+            - bj.true_value**2
         checks.append(ui.Check(
             "Blackjack: exact v_π (recursion) against the book's 100-million-episode estimate",
             value=bj.true_value, reference=op.BLACKJACK_BOOK_VALUE,

@@ -683,3 +683,44 @@ def test_a_shared_result_is_one_object_with_read_only_arrays():
     mine["curve"][0] = 5.0  # a copy of one's own may be changed
     assert copied(4)["curve"][0] == 0.0
     assert read_only(7) == 7 and read_only([np.ones(2)])[0].flags.writeable is False
+
+
+def test_shared_figures_are_kept_in_front_of_streamlits_cache_and_cleared_with_it():
+    """A cached_figures call with hashable settings is answered from the dict in front of
+    Streamlit's cache (no argument hashing); clearing Streamlit's caches empties it too; an
+    unhashable argument, an argument left out of the key and a wrong call behave as before."""
+    import streamlit as st
+
+    from rlviz.ui.caching import _in_front
+
+    built, asked = [], []
+
+    def build(n, scale=1.0, _payload=None):
+        built.append((n, scale))
+        return {"n": n, "scale": scale}
+
+    def streamlit_cache(*args, **kwargs):  # stands in for Streamlit's cached function
+        asked.append((args, kwargs))
+        return build(*args, **kwargs)
+
+    call = _in_front(build, streamlit_cache, max_entries=2)
+    first = call(3)
+    assert call(3) is first and call(n=3) is first and len(asked) == 1
+    assert call(3, _payload=object()) is first, "underscore arguments are not part of the key"
+    assert call(1) is not call(1.0) and call(True)["n"] is True, "1, 1.0 and True differ"
+    call([1, 2])  # unhashable: straight to Streamlit, every time
+    call([1, 2])
+    assert asked[-2:] == [(([1, 2],), {}), (([1, 2],), {})]
+    with pytest.raises(TypeError):
+        call(1, 2, 3, 4)
+    with pytest.raises(TypeError):
+        call(1, bogus=2)
+    before = len(asked)
+    call(9)
+    call(8)
+    call(7)  # bounded: 9 has left the front
+    call(9)
+    assert len(asked) == before + 4
+    st.cache_resource.clear()  # a new epoch: the front holds nothing any more
+    call(7)
+    assert len(asked) == before + 5

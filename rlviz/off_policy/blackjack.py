@@ -181,6 +181,7 @@ def dealer_final_probs(showing: int) -> tuple[float, ...]:
     return tuple(float(x) for x in probs)
 
 
+@functools.lru_cache(maxsize=256)  # exact, so a page asks again for the same number
 def blackjack_moment(state: BlackjackState, *, ratio_power: int, payoff: tuple[float, ...]
                      ) -> float:
     r"""``E_b[rho^k f(G)]`` from ``state``, exactly, by recursion along the target's decisions.

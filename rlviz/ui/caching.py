@@ -7,11 +7,13 @@ process (a page's decorators run again on every rerun). A shared figure is kept 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
 import inspect
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -85,7 +87,7 @@ def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…",
             return result if copy else read_only(result)
 
         store = st.cache_data if copy else st.cache_resource
-        keep = store(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
+        keep = store(max_entries=max_entries, show_spinner=False, ttl=TTL)
         return _by_name(fn, keep(compute))
 
     def decorate(fn: Callable) -> Callable:
@@ -112,6 +114,80 @@ def _by_name(fn: Callable, cached_fn: Callable) -> Callable:
         if len(args) > len(names):
             return cached_fn(*args, **kwargs)  # let Python report the wrong call
         return cached_fn(**dict(zip(names[:len(args)], args, strict=True)), **kwargs)
+
+    return call
+
+
+TTL = 6 * 3600
+"""Seconds a cached value is kept (a day's class, then a fresh computation)."""
+
+
+@st.cache_resource(show_spinner=False)
+def _epoch() -> object:
+    """A token that changes whenever Streamlit's shared caches are cleared."""
+    return object()
+
+
+def _current_epoch() -> object:
+    """``_epoch()``, asked once per page run (every figure lookup of a run needs it)."""
+    if getattr(RUN, "page", None) is None:
+        return _epoch()
+    epoch = getattr(RUN, "epoch", None)
+    if epoch is None:
+        epoch = RUN.epoch = _epoch()
+    return epoch
+
+
+def _typed(x: Any) -> Any:
+    """An argument as part of a dict key: with its type, so that 1, 1.0 and True differ."""
+    if isinstance(x, tuple):
+        return (tuple, *(_typed(v) for v in x))
+    return (type(x), x)
+
+
+def _in_front(fn: Callable, cached_fn: Callable, max_entries: int) -> Callable:
+    """``cached_fn`` with the values it shared kept in front of it, by their arguments.
+
+    Streamlit's cache hashes every argument of every call (a few hundredths of a millisecond
+    each, several figure lookups a rerun); the figures a page shares depend on primitive
+    settings that Python hashes for nothing. So each value is also kept here, in a bounded,
+    expiring dict keyed by the typed arguments (those named with a leading underscore left
+    out, as Streamlit does); a call whose arguments Python cannot hash goes to Streamlit. A
+    value is kept with the epoch of Streamlit's caches, so ``st.cache_resource.clear()`` also
+    empties this.
+    """
+    params = list(inspect.signature(fn).parameters.values())
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
+        return cached_fn
+    names = tuple(p.name for p in params)
+    known = frozenset(names)
+    kept: collections.OrderedDict[tuple, tuple[object, float, Any]] = collections.OrderedDict()
+    lock = threading.Lock()
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > len(names) or not known.issuperset(kwargs):
+            return cached_fn(*args, **kwargs)  # a wrong call: let Python report it
+        try:
+            given = dict(zip(names, args, strict=False), **kwargs)
+            key = tuple((name, _typed(given[name])) for name in names
+                        if name in given and not name.startswith("_"))
+            hash(key)
+        except TypeError:  # an argument Python cannot hash (or one given twice)
+            return cached_fn(*args, **kwargs)
+        epoch, now = _current_epoch(), time.monotonic()
+        with lock:
+            hit = kept.get(key)
+            if hit is not None and hit[0] is epoch and now - hit[1] < TTL:
+                kept.move_to_end(key)
+                return hit[2]
+        value = cached_fn(*args, **kwargs)
+        with lock:
+            kept[key] = (epoch, now, value)
+            kept.move_to_end(key)
+            while len(kept) > max_entries:
+                kept.popitem(last=False)
+        return value
 
     return call
 
@@ -165,14 +241,14 @@ def cached_figures(max_entries: int = 32):
     each view once and every session shares it. Shared means read-only: show the figure with
     ``ui.chart`` and never change it afterwards.
     """
-    keep = st.cache_resource(max_entries=max_entries, show_spinner=False, ttl=6 * 3600)
+    keep = st.cache_resource(max_entries=max_entries, show_spinner=False, ttl=TTL)
 
     def make(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def build(*args: Any, **kwargs: Any) -> Any:
             return _sendable(fn(*args, **kwargs))
 
-        return _by_name(fn, keep(build))
+        return _in_front(fn, _by_name(fn, keep(build)), max_entries)
 
     def decorate(fn: Callable) -> Callable:
         return _reused(fn, ("resource", max_entries), make)

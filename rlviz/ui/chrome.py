@@ -244,7 +244,7 @@ class Page:
             initial_sidebar_state="collapsed" if self._classroom.present else "auto",
         )
         DECLARED[self.slug] = {}  # this run's controls only
-        RUN.page = self
+        RUN.page, RUN.epoch = self, None
         with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
             # presenting, the title leaves room for the figure's previous/next beside it
             st.title(self.heading, anchor=False,
