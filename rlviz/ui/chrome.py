@@ -232,6 +232,8 @@ class Page:
         """Where the row of panel toggles goes (kept by the first panel of the run)."""
         self._panels: list[str] = []
         """The panels this run asked for, in order."""
+        self._open: tuple[str, ...] = ()
+        """The panels open in this run (read once, when the first panel asks)."""
         self._domains: dict[str, str] | None = None
         self._classroom: classroom.Classroom | None = None
 
@@ -356,18 +358,23 @@ class Page:
             self._domains = state.setdefault(DOMAINS, {})
         domains = self._domains
         domain = self._domain(control)
-        if key not in state:
+        try:
+            current = state[key]
+        except KeyError:
+            current = _UNSET
+        previous = kept.get(control.name, _UNSET)  # its value at the end of the last run
+        same_domain = domains.get(key) == domain
+        if current is _UNSET:
             state[key] = self._initial(control, kept)
-        elif not self._valid(control, state[key]):
-            state[key] = control.default
-        elif domains.get(key) != domain:
+        elif not (same_domain and current == previous) and not self._valid(control, current):
+            state[key] = control.default  # (a value kept from the last run was valid then)
+        elif not same_domain:
             # A widget whose range changed (a scrubber over N items) is a new widget to
             # Streamlit, which would start it at its minimum: hand it the current value.
-            state[key] = state[key]
+            state[key] = current
         domains[key] = domain
         value = self._classroom.render(control, key)  # hidden or locked by a teacher link
-        previous = kept.get(control.name, _UNSET)
-        if (self._busy is None and previous is not _UNSET
+        if (self._busy is None and previous is not _UNSET and previous != value
                 and control.encode(previous) != control.encode(value)):
             # The person just changed this control: if the rest of the run takes more than
             # half a second, a spinner shows right under it (until the page is drawn).
@@ -543,8 +550,9 @@ class Page:
         """
         if self._panel_row is None:
             self._panel_row = st.empty()
+            self._open = tuple(st.session_state.get(self.key(PANELS_KEY)) or ())
         self._panels.append(name)
-        if name not in (st.session_state.get(self.key(PANELS_KEY)) or ()):
+        if name not in self._open:
             return None
         label, icon = PANELS[name]
         box = st.container(border=True)
@@ -557,9 +565,8 @@ class Page:
             return
         names = list(dict.fromkeys(self._panels))
         key = self.key(PANELS_KEY)
-        chosen = st.session_state.get(key)
-        if chosen and not set(chosen) <= set(names):  # a panel this run did not ask for
-            st.session_state[key] = [n for n in chosen if n in names]
+        if not set(self._open) <= set(names):  # a panel this run did not ask for
+            st.session_state[key] = [n for n in self._open if n in names]
         self._panel_row.pills(
             "More on this view", names, selection_mode="multi", key=key,
             format_func=lambda n: f"{PANELS[n][1]} {PANELS[n][0]}",
