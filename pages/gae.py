@@ -191,13 +191,12 @@ with ui.page("gae", intro=INTRO) as page:
     ])
     page.source(returns._backward_sums, returns.td_error, returns.gae, returns.breakdown,
                 returns.bias_variance_study, returns._discounted_sum)
-    steps = pd.DataFrame({
-        "t": range(rows), **q.traj, "delta": b.td_errors, f"gae_{p.lam:g}": b.advantages,
-        "gae_0": b.td_advantages, "gae_1": b.mc_advantages, "G": b.returns,
-        "lambda_return": b.lambda_returns, "steps_to_end": b.horizons})
     page.export(
         figures={"advantages": fig_adv, "weights": fig_w, "study": fig_study,
                  "critic": fig_critic},
-        data=lambda: {"trajectory": steps, "study": pd.DataFrame({
+        data=lambda: {"trajectory": pd.DataFrame({
+            "t": range(rows), **q.traj, "delta": b.td_errors, f"gae_{p.lam:g}": b.advantages,
+            "gae_0": b.td_advantages, "gae_1": b.mc_advantages, "G": b.returns,
+            "lambda_return": b.lambda_returns, "steps_to_end": b.horizons}), "study": pd.DataFrame({
             "lam": res.lams, "bias2": res.bias2, "variance": res.variance, "mse": res.mse})},
     )

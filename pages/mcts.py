@@ -26,6 +26,17 @@ def search_charts(search: tuple):
     return figs.root_board(GAME, trace, SOLUTION)
 
 
+# The trace rides along unhashed: ``search`` names it.
+@ui.cached(max_entries=32, show_spinner=False)
+def root_table(search: tuple, _trace):
+    return figs.root_table(GAME, _trace, SOLUTION)
+
+
+@ui.cached(max_entries=64, show_spinner=False)
+def iteration_view(search: tuple, iteration: int, _trace) -> mcts.IterationView:
+    return mcts.iteration_view(_trace, iteration)
+
+
 @ui.cached_figures()
 def iteration_charts(search: tuple, iteration: int, phase: str, depth: int, top_k: int):
     trace = run(*search)
@@ -114,7 +125,7 @@ with ui.page("mcts", intro=(
         st.caption("Shade: share of root visits. Green frame: minimax-optimal move.")
     with table_col:
         st.subheader("Search vs exact values", anchor=False)
-        table = figs.root_table(GAME, trace, SOLUTION)
+        table = root_table(search, trace)
         st.dataframe(table, hide_index=True, column_order=[
             c for c in table.columns if c != "prior" or p.rule == "puct"], column_config={
             "move": st.column_config.TextColumn("move", width=56),
@@ -130,7 +141,7 @@ with ui.page("mcts", intro=(
         st.caption("★ the move search plays (most visits). Exact: the move's minimax value "
                    "with best play, ✓ when it is optimal.")
 
-    view = mcts.iteration_view(trace, v.iteration)
+    view = iteration_view(search, v.iteration, trace)
     tree_fig, leaf_fig, conv_fig = iteration_charts(search, v.iteration, ph.phase, q.depth,
                                                     q.top_k)
     ui.chart(tree_fig, key="mcts.fig.tree")

@@ -364,16 +364,18 @@ class Page:
             current = _UNSET
         previous = kept.get(control.name, _UNSET)  # its value at the end of the last run
         same_domain = domains.get(key) == domain
+        untouched = current  # the widget's state, unless this run sets it (below)
         if current is _UNSET:
             state[key] = self._initial(control, kept)
         elif not (same_domain and current == previous) and not self._valid(control, current):
-            state[key] = control.default  # (a value kept from the last run was valid then)
+            state[key], untouched = control.default, _UNSET  # (kept values were valid then)
         elif not same_domain:
             # A widget whose range changed (a scrubber over N items) is a new widget to
             # Streamlit, which would start it at its minimum: hand it the current value.
-            state[key] = current
+            state[key], untouched = current, _UNSET
         domains[key] = domain
-        value = self._classroom.render(control, key)  # hidden or locked by a teacher link
+        value = self._classroom.render(  # hidden or locked by a teacher link
+            control, key, None if untouched is _UNSET else untouched)
         if (self._busy is None and previous is not _UNSET and previous != value
                 and control.encode(previous) != control.encode(value)):
             # The person just changed this control: if the rest of the run takes more than

@@ -168,11 +168,14 @@ class Classroom:
         names = [c.name for c in controls]
         return bool(names) and all(n in self.view.hide for n in names)
 
-    def render(self, control: Control, key: str) -> Any:
-        """Draw a control as the teacher view says: as usual, disabled, or not at all."""
+    def render(self, control: Control, key: str, value: Any = None) -> Any:
+        """Draw a control as the teacher view says: as usual, disabled, or not at all.
+
+        ``value`` is the widget's state when this run did not set it (``Control.render``).
+        """
         name = control.name
         if name not in self.view.hide and name not in self.view.lock:
-            return control.render(key)
+            return control.render(key, value)
         pins = self.state["pins"]
         if name not in pins:
             pins[name] = self._link_value(control)

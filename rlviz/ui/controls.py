@@ -102,8 +102,12 @@ class Control:
         """Value to URL text."""
         return str(value)
 
-    def render(self, key: str) -> Any:
-        """Draw the widget (its state is already in ``st.session_state[key]``)."""
+    def render(self, key: str, value: Any = None) -> Any:
+        """Draw the widget (its state is already in ``st.session_state[key]``).
+
+        ``value`` is that state when this run did not set it: a slider given its value need
+        not read the whole session state to learn whether it is one value or a range.
+        """
         raise NotImplementedError
 
     def locked(self) -> Control:
@@ -162,11 +166,11 @@ class FloatSlider(Control):
     def describe(self) -> str:
         return f"a number in [{_fmt_float(self.min)}, {_fmt_float(self.max)}]"
 
-    def render(self, key: str) -> float:
+    def render(self, key: str, value: Any = None) -> float:
         return st.slider(
             self.label, min_value=float(self.min), max_value=float(self.max),
             step=float(self.step), format=self.format, key=key, help=self.help,
-            disabled=self.disabled,
+            disabled=self.disabled, value=value,
         )
 
 
@@ -192,10 +196,10 @@ class IntSlider(Control):
     def describe(self) -> str:
         return f"a whole number in [{self.min}, {self.max}]"
 
-    def render(self, key: str) -> int:
+    def render(self, key: str, value: Any = None) -> int:
         return st.slider(
             self.label, min_value=int(self.min), max_value=int(self.max), step=int(self.step),
-            key=key, help=self.help, disabled=self.disabled,
+            key=key, help=self.help, disabled=self.disabled, value=value,
         )
 
 
@@ -227,7 +231,7 @@ class Number(Control):
         kind = "a whole number" if self.integer else "a number"
         return f"{kind} in [{_fmt_float(self.min)}, {_fmt_float(self.max)}]"
 
-    def render(self, key: str) -> float | int:
+    def render(self, key: str, value: Any = None) -> float | int:
         if self.integer:
             return st.number_input(
                 self.label, min_value=int(self.min), max_value=int(self.max),
@@ -252,7 +256,7 @@ class Seed(Number):
     value: float = 0
     integer: bool = True
 
-    def render(self, key: str) -> int:
+    def render(self, key: str, value: Any = None) -> int:
         def reroll() -> None:
             # A fresh seed in [0, 10000), never the current one.
             current = st.session_state.get(key)
@@ -261,7 +265,7 @@ class Seed(Number):
 
         # One row (a block, not columns: a rerun sends one message for it, not three).
         with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
-            value = super().render(key)
+            value = super().render(key, value)
             st.button(
                 "", icon=":material/casino:", key=f"{key}.reroll", on_click=reroll,
                 help="Draw a new seed", disabled=self.disabled,
@@ -298,7 +302,7 @@ class Choice(Control):
     def describe(self) -> str:
         return "one of " + ", ".join(str(o) for o in self.options)
 
-    def render(self, key: str) -> Any:
+    def render(self, key: str, value: Any = None) -> Any:
         fmt = _label_of(self.labels)
         if self.widget == "radio":
             return st.radio(
@@ -353,7 +357,7 @@ class SelectSlider(Control):
     def describe(self) -> str:
         return "one of " + ", ".join(str(o) for o in self.options)
 
-    def render(self, key: str) -> Any:
+    def render(self, key: str, value: Any = None) -> Any:
         return st.select_slider(
             self.label, options=list(self.options), format_func=_label_of(self.labels),
             key=key, help=self.help, disabled=self.disabled,
@@ -394,7 +398,7 @@ class MultiChoice(Control):
     def describe(self) -> str:
         return "a comma-separated list of " + ", ".join(str(o) for o in self.options)
 
-    def render(self, key: str) -> list[Any]:
+    def render(self, key: str, value: Any = None) -> list[Any]:
         return st.multiselect(
             self.label, list(self.options), format_func=_label_of(self.labels), key=key,
             help=self.help, max_selections=self.max_selections, disabled=self.disabled,
@@ -429,7 +433,7 @@ class Toggle(Control):
     def describe(self) -> str:
         return "1 or 0"
 
-    def render(self, key: str) -> bool:
+    def render(self, key: str, value: Any = None) -> bool:
         return st.toggle(self.label, key=key, help=self.help, disabled=self.disabled)
 
 
@@ -456,7 +460,7 @@ class Text(Control):
     def describe(self) -> str:
         return f"text of at most {self.max_chars} characters"
 
-    def render(self, key: str) -> str:
+    def render(self, key: str, value: Any = None) -> str:
         if self.area:
             return st.text_area(
                 self.label, key=key, help=self.help, max_chars=self.max_chars,
@@ -554,7 +558,7 @@ class Table(Control):
         names = ", ".join(c.name for c in self.columns)
         return f"columns {names} as name=v1,v2,…; separated by ';' (at most {self.max_rows} rows)"
 
-    def render(self, key: str) -> dict[str, list]:
+    def render(self, key: str, value: Any = None) -> dict[str, list]:
         import pandas as pd
 
         state = st.session_state
