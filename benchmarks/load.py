@@ -556,7 +556,8 @@ def summarise(name: str, stats: Sequence[SessionStats], sampler: Sampler | None,
 
 def print_report(rows: Sequence[dict]) -> None:
     for row in rows:
-        print(json.dumps({k: (round(v, 1) if isinstance(v, float) else v) for k, v in row.items()}))
+        print(json.dumps({k: (round(v, 2 if k == "ratio" else 1) if isinstance(v, float) else v)
+                          for k, v in row.items()}))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
