@@ -228,6 +228,7 @@ class Page:
         """The spinner under the control this run's user changed, while the run lasts."""
         self._loading: Any = None
         self._kept_values: dict[str, Any] | None = None
+        self._url_synced = False
         self._panel_row: Any = None
         """Where the row of panel toggles goes (kept by the first panel of the run)."""
         self._panels: list[str] = []
@@ -333,7 +334,9 @@ class Page:
                             values[control.name] = self._bind(control)
                 else:
                     values[item.name] = self._bind(item)
-        self._sync_url()
+        if not self._url_synced:  # the page's first controls: the link follows them at once
+            self._sync_url()
+            self._url_synced = True
         self._show_notices()
         return Params(values)
 
@@ -436,6 +439,8 @@ class Page:
             st.query_params.from_dict(desired)
 
     def _finish_url(self) -> None:
+        if self._controls:  # every control of the run, the later ones too, in the link
+            self._sync_url()
         current = st.query_params.to_dict()
         unknown = [k for k in current if k not in self._controls and k not in classroom.RESERVED]
         if unknown and self._controls:
