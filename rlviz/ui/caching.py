@@ -96,6 +96,14 @@ def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…",
     return decorate
 
 
+def _names(fn: Callable) -> tuple[str, ...] | None:
+    """``fn``'s parameter names, in order, when each may be passed by name (else None)."""
+    params = list(inspect.signature(fn).parameters.values())
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
+        return None
+    return tuple(p.name for p in params)
+
+
 def _by_name(fn: Callable, cached_fn: Callable) -> Callable:
     """``cached_fn`` called with every argument by name, in ``fn``'s order: the same cache key.
 
@@ -104,10 +112,9 @@ def _by_name(fn: Callable, cached_fn: Callable) -> Callable:
     through the decorators: a tenth of a millisecond each, several per call and several calls
     per rerun); named arguments need no lookup.
     """
-    params = list(inspect.signature(fn).parameters.values())
-    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
+    names = _names(fn)
+    if names is None:
         return cached_fn
-    names = tuple(p.name for p in params)
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -156,10 +163,9 @@ def _in_front(fn: Callable, cached_fn: Callable, max_entries: int) -> Callable:
     value is kept with the epoch of Streamlit's caches, so ``st.cache_resource.clear()`` also
     empties this.
     """
-    params = list(inspect.signature(fn).parameters.values())
-    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
+    names = _names(fn)
+    if names is None:
         return cached_fn
-    names = tuple(p.name for p in params)
     known = frozenset(names)
     kept: collections.OrderedDict[tuple, tuple[object, float, Any]] = collections.OrderedDict()
     lock = threading.Lock()

@@ -429,7 +429,8 @@ class Page:
             if text != self._controls[name].encode(self._controls[name].default)
         }
 
-    def _sync_url(self) -> None:
+    def _sync_url(self) -> dict[str, str]:
+        """Write this run's control values into the link; returns the link's parameters."""
         current = st.query_params.to_dict()
         desired = {k: v for k, v in current.items()
                    if k not in self._controls and k not in classroom.RESERVED}
@@ -437,11 +438,11 @@ class Page:
         desired.update(self._classroom.query())
         if desired != current:
             st.query_params.from_dict(desired)
+        return desired
 
     def _finish_url(self) -> None:
-        if self._controls:  # every control of the run, the later ones too, in the link
-            self._sync_url()
-        current = st.query_params.to_dict()
+        # every control of the run, the later ones too, in the link
+        current = self._sync_url() if self._controls else st.query_params.to_dict()
         unknown = [k for k in current if k not in self._controls and k not in classroom.RESERVED]
         if unknown and self._controls:
             names = ", ".join(_code_span(k, 24) for k in unknown[:5])

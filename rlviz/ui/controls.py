@@ -265,12 +265,12 @@ class Seed(Number):
 
         # One row (a block, not columns: a rerun sends one message for it, not three).
         with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
-            value = super().render(key, value)
+            seed = super().render(key, value)
             st.button(
                 "", icon=":material/casino:", key=f"{key}.reroll", on_click=reroll,
                 help="Draw a new seed", disabled=self.disabled,
             )
-        return value
+        return seed
 
 
 @dataclass(frozen=True, kw_only=True)
