@@ -43,7 +43,7 @@ def chain(delta: float, horizon: int, episodes: int, runs: int, critic: str, see
                               critic=critic, seed=seed)
 
 
-@ui.cached(max_entries=32, show_spinner=False)
+@ui.cached(max_entries=32, show_spinner=False, copy=True)
 def estimator_table(ch_args: tuple, _ch):  # the study rides along unhashed: ch_args name it
     return figs.estimator_table(_ch)
 

@@ -37,7 +37,7 @@ TARGETS = {"q_learning": td.q_learning_target, "double_q": td.double_q_target,
            "expected_sarsa": td.expected_sarsa_target}
 
 
-@ui.cached(max_entries=48, show_spinner=False, copy=False)
+@ui.cached(max_entries=48, show_spinner=False)
 def train(algorithm, n_actions, sigma, epsilon, alpha, episodes, runs, seed):
     result = mb.run(mb.MaxBiasMDP(n_actions=n_actions, sigma=sigma), algorithms=(algorithm,),
                     episodes=episodes, runs=runs, epsilon=epsilon, alpha=alpha, seed=seed)

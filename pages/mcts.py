@@ -27,7 +27,7 @@ def search_charts(search: tuple):
 
 
 # The trace rides along unhashed: ``search`` names it.
-@ui.cached(max_entries=32, show_spinner=False)
+@ui.cached(max_entries=32, show_spinner=False, copy=True)
 def root_table(search: tuple, _trace):
     return figs.root_table(GAME, _trace, SOLUTION)
 

@@ -40,7 +40,7 @@ def verification(args, settings):
 
 
 # The data, policies and verification ride along unhashed: their arguments identify them.
-@ui.cached(max_entries=32, show_spinner=False)
+@ui.cached(max_entries=32, show_spinner=False, copy=True)
 def policy_table(args, settings, _run, _d):
     return figs.policy_table(_run, _d)
 

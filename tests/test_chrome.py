@@ -648,8 +648,8 @@ def test_a_cached_call_passes_its_arguments_by_name_and_hits_the_same_entry():
 
 
 def test_a_shared_result_is_one_object_with_read_only_arrays():
-    """ui.cached(copy=False) hands every caller the same result, and no caller can change the
-    arrays in it for the others; the default hands each caller a copy of its own."""
+    """ui.cached hands every caller the same result, and no caller can change the arrays in it
+    for the others; with copy=True each caller gets a copy of its own."""
     from dataclasses import dataclass
 
     import numpy as np
@@ -672,7 +672,7 @@ def test_a_shared_result_is_one_object_with_read_only_arrays():
         calls.append(n)
         return {"curve": np.zeros(n)}
 
-    shared, copied = cached(copy=False)(compute), cached()(compute_plain)
+    shared, copied = cached()(compute), cached(copy=True)(compute_plain)
     one, two = shared(3), shared(3)
     assert one is two and calls == [3]
     for array in (one.curve, one.by_name["a"], one.pair[0]):

@@ -330,7 +330,7 @@ def checks(result: llm.Comparison, view: llm.GroupView, study: llm.KLStudy,
     unit = llm.policy_loss(torch.zeros(ones.shape, dtype=torch.float64),
                            torch.zeros(ones.shape, dtype=torch.float64),
                            torch.from_numpy(ones),
-                           llm.token_weights(torch.from_numpy(view.counted)[None], "token_mean")[0],
+                           llm.token_weights(torch.tensor(view.counted)[None], "token_mean")[0],
                            epsilon=result.settings.epsilon)
     mask = view.is_response
     lib = float(llm.grpo_loss(view.logp, view.logp, view.logp_ref, r, mask,

@@ -51,7 +51,8 @@ GRPO_EPS = 1e-4
 def _group_rewards(rewards) -> torch.Tensor:
     import torch
 
-    r = rewards if isinstance(rewards, torch.Tensor) else torch.as_tensor(
+    # a copy: the rewards may be a read-only array of a shared result
+    r = rewards if isinstance(rewards, torch.Tensor) else torch.tensor(
         np.asarray(rewards, dtype=np.float64))
     if r.ndim == 0 or r.shape[-1] < 2:
         raise InputError("a group needs at least two responses to compare")
@@ -248,9 +249,9 @@ def grpo_loss(logp, logp_old, logp_ref, rewards, mask, *, epsilon: float = 0.2,
     """
     import torch
 
-    lp, lo, lr = (torch.as_tensor(np.asarray(x, dtype=np.float64)) for x in
+    lp, lo, lr = (torch.tensor(np.asarray(x, dtype=np.float64)) for x in
                   (logp, logp_old, logp_ref))
-    m = torch.as_tensor(np.asarray(mask, dtype=bool))
+    m = torch.tensor(np.asarray(mask, dtype=bool))
     w = token_weights(m, "sequence_mean")
     adv = grpo_advantages(rewards)[:, None].expand(lp.shape)
     kl = (w * kl_estimates(lp, lr).k3).sum()

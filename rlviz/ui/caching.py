@@ -62,17 +62,21 @@ def _reused(fn: Callable, options: tuple, make: Callable[[Callable], Callable]) 
 
 
 def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…",
-           copy: bool = True):
-    """``st.cache_data`` with the app's bounded policy: a page's compute is cached by its inputs.
+           copy: bool = False):
+    """A page's compute, cached by its inputs with the app's bounded policy and shared.
 
-    Arguments must be hashable primitives; the result is returned as a copy, so callers cannot
-    mutate the cached value. While a value is computed (a cache miss that lasts longer than
-    half a second) a spinner with the elapsed time shows where the call was made; the page
-    also shows one right under the control that was just changed, where the user is looking.
+    Arguments must be hashable primitives (or frozen dataclasses of them). Every caller, in
+    every session, gets the one cached result (``st.cache_resource``) with its numpy arrays made
+    read-only (``read_only``), so nobody can change it for the others; results are frozen
+    dataclasses that pages only read. It is looked up in front of Streamlit's cache by its
+    arguments (``_in_front``), which costs a rerun no hashing and no copy: a copy of a result
+    of many megabytes, on every rerun, would cost milliseconds. While a value is computed (a
+    cache miss that lasts longer than half a second) a spinner with the elapsed time shows
+    where the call was made; the page also shows one right under the control that was just
+    changed, where the user is looking.
 
-    With ``copy=False`` every caller gets the one cached result (``st.cache_resource``), its
-    numpy arrays made read-only: for results of many megabytes that pages only read, which a
-    copy on every rerun would cost milliseconds.
+    With ``copy=True`` each caller gets a copy of its own instead (``st.cache_data``): for
+    results that cannot be made read-only, such as a pandas table.
     """
     label = show_spinner if isinstance(show_spinner, str) else "Computing…"
 
@@ -86,9 +90,11 @@ def cached(max_entries: int = 32, *, show_spinner: bool | str = "Computing…",
                     result = fn(*args, **kwargs)
             return result if copy else read_only(result)
 
-        store = st.cache_data if copy else st.cache_resource
-        keep = store(max_entries=max_entries, show_spinner=False, ttl=TTL)
-        return _by_name(fn, keep(compute))
+        if copy:
+            keep = st.cache_data(max_entries=max_entries, show_spinner=False, ttl=TTL)
+            return _by_name(fn, keep(compute))
+        keep = st.cache_resource(max_entries=max_entries, show_spinner=False, ttl=TTL)
+        return _in_front(fn, _by_name(fn, keep(compute)), max_entries)
 
     def decorate(fn: Callable) -> Callable:
         return _reused(fn, ("data" if copy else "shared", max_entries, show_spinner), make)
@@ -156,7 +162,7 @@ def _in_front(fn: Callable, cached_fn: Callable, max_entries: int) -> Callable:
     """``cached_fn`` with the values it shared kept in front of it, by their arguments.
 
     Streamlit's cache hashes every argument of every call (a few hundredths of a millisecond
-    each, several figure lookups a rerun); the figures a page shares depend on primitive
+    each, several lookups a rerun); the results and figures a page shares depend on primitive
     settings that Python hashes for nothing. So each value is also kept here, in a bounded,
     expiring dict keyed by the typed arguments (those named with a leading underscore left
     out, as Streamlit does); a call whose arguments Python cannot hash goes to Streamlit. A
