@@ -343,8 +343,10 @@ def test_torch_threads_are_left_alone_while_torch_is_still_importing(monkeypatch
     import types
     from importlib.machinery import ModuleSpec
 
+    from rlviz.ui import chrome
     from rlviz.ui.chrome import _one_torch_thread
 
+    monkeypatch.setattr(chrome, "_torch_threads_set", False)
     half = types.ModuleType("torch")  # what another thread's unfinished import leaves behind
     half.__spec__ = ModuleSpec("torch", None)
     half.__spec__._initializing = True
@@ -359,6 +361,8 @@ def test_torch_threads_are_left_alone_while_torch_is_still_importing(monkeypatch
     monkeypatch.setitem(sys.modules, "torch", done)
     _one_torch_thread()
     assert calls == [1]
+    _one_torch_thread()
+    assert calls == [1], "set once per process"
 
 
 def _on_a_page_with_a_moved_slider():

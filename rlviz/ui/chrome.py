@@ -195,11 +195,19 @@ def _one_torch_thread() -> None:
     [3, 5] softmax measured 8 ms instead of microseconds under load). The library leaves the
     setting alone; it is the app's choice, made once torch is loaded.
     """
+    global _torch_threads_set
+    if _torch_threads_set:
+        return
     torch = sys.modules.get("torch")
     if torch is None or getattr(getattr(torch, "__spec__", None), "_initializing", False):
         return  # not imported, or still being imported
     if torch.get_num_threads() != 1:
         torch.set_num_threads(1)
+    _torch_threads_set = True
+
+
+_torch_threads_set = False
+"""Whether ``_one_torch_thread`` has set torch's threads (once per process: asking costs)."""
 
 
 class Page:
