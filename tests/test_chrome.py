@@ -579,6 +579,8 @@ def test_cached_figures_are_kept_in_the_form_they_are_sent_in():
     handed = _Handover(one._sent)
     assert plotly.tools.return_figure_from_figure_or_data(handed, True) is one._sent
     assert sent(handed) == sent(fig)
+    assert one._sent.to_plotly_json() is one._sent.to_plotly_json(), "its text is made once"
+    assert pio.to_json(one._sent, validate=False, engine="json") == sent(fig)
     assert one._sent == kept
     assert one.to_dict() is not one._sent and one.to_dict() == one._sent
     assert sent(go.Figure(one).update_layout(height=300)) != sent(fig)

@@ -269,15 +269,14 @@ def cached_figures(max_entries: int = 32):
 
 
 class SentFigure(go.Figure):
-    """A shared figure that also keeps the dict ``st.plotly_chart`` sends for it.
+    """A shared figure that also keeps what ``st.plotly_chart`` sends for it, made once.
 
     ``st.plotly_chart`` asks a figure for ``to_dict()``, which deep-copies every trace and
-    walks them to base64-encode their arrays: the largest part of what charting costs a warm
-    rerun. A shared figure never changes (``cached_figures``), so that dict is made once, when
-    the figure is built, and ``chart`` hands it over as it is; Streamlit only reads it (plotly's
-    ``to_json`` removes trace ``uid``s from the dict, which this one has none of). Anything
-    else that asks this figure for ``to_dict()`` (the HTML and PNG exports, a copy made to
-    resize it) gets plotly's own fresh copy.
+    walks them to base64-encode their arrays, and then turns that dict into JSON text: most of
+    what charting costs a warm rerun. A shared figure never changes (``cached_figures``), so
+    both are made once, when the figure is built (``_Sent``), and ``chart`` hands them over as
+    they are; Streamlit only reads them. Anything else that asks this figure for ``to_dict()``
+    (the HTML and PNG exports, a copy made to resize it) gets plotly's own fresh copy.
     """
 
     def __init__(self, fig: go.Figure):
@@ -285,7 +284,31 @@ class SentFigure(go.Figure):
         for trace in sent["data"]:  # plotly's to_json drops them from the dict it is given
             trace.pop("uid", None)
         super().__init__(sent)  # built from it (and leaving it as it was): arrays encoded too
-        self._sent = sent
+        self._sent = _Sent(sent)
+
+
+class _Sent(dict):
+    """A figure's dict as ``st.plotly_chart`` sends it, with its JSON text made once.
+
+    Streamlit turns the dict into text with ``plotly.io.to_json``, whose fast engine (orjson)
+    first asks the object for ``to_plotly_json()``: this one answers with the text it made,
+    as an ``orjson.Fragment`` that is written out as it is. The text is plotly's own, so the
+    chart's JSON is the same to the byte; with plotly's other engine the dict is encoded as
+    usual. The dict is never changed after the text is made (the figure is shared read-only).
+    """
+
+    def __init__(self, sent: dict):
+        import orjson
+        import plotly.io as pio
+
+        super().__init__(sent)
+        self._text = orjson.Fragment(pio.to_json(sent, validate=False))
+
+    def to_plotly_json(self) -> Any:
+        return self._text
+
+    def __reduce__(self) -> tuple:  # a copy or a pickle of it is the plain dict
+        return dict, (dict(self),)
 
 
 class _Handover(go.Figure):
