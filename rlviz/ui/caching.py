@@ -152,7 +152,11 @@ def _current_epoch() -> object:
 
 
 def _typed(x: Any) -> Any:
-    """An argument as part of a dict key: with its type, so that 1, 1.0 and True differ."""
+    """An argument as part of a dict key: with its type, so that 1, 1.0 and True differ.
+
+    Inside a frozen dataclass argument (a bandit agent, a testbed) the fields compare as
+    Python compares them, so there 1 and 1.0 are one key: the same computation.
+    """
     if isinstance(x, tuple):
         return (tuple, *(_typed(v) for v in x))
     return (type(x), x)
